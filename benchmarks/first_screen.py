@@ -1,0 +1,56 @@
+"""Start an app headless, wait for its first screen, exit. Run as a subprocess and timed whole.
+
+`python first_screen.py studykit DATA_DIR` times studykit's home screen with its decks loaded;
+`python first_screen.py bare` times a bare Textual app showing one label (the baseline).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def run_bare() -> None:
+    from textual.app import App, ComposeResult
+    from textual.pilot import Pilot
+    from textual.widgets import Footer, Header, Static
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static("hello")
+            yield Footer()
+
+    async def leave(pilot: Pilot[None]) -> None:
+        await pilot.pause()
+        pilot.app.exit()
+
+    Bare().run(headless=True, size=(120, 40), auto_pilot=leave)
+
+
+def run_studykit(data_dir: Path) -> None:
+    from textual.pilot import Pilot
+
+    from studykit.config import resolve_settings
+    from studykit.tui.app import make_app
+    from studykit.tui.screens.home import HomeScreen
+
+    app = make_app(resolve_settings(data_dir=data_dir))
+
+    async def leave(pilot: Pilot[None]) -> None:
+        while not isinstance(pilot.app.screen, HomeScreen):
+            await pilot.pause(0.005)
+        await pilot.pause()
+        heavy = [m for m in ("torch", "sympy", "genanki") if m in sys.modules]
+        if heavy:
+            raise SystemExit(f"first screen imported {heavy}")
+        pilot.app.exit()
+
+    app.run(headless=True, size=(120, 40), auto_pilot=leave)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "bare":
+        run_bare()
+    else:
+        run_studykit(Path(sys.argv[2]))

@@ -1,0 +1,133 @@
+"""`make bench`: each speed figure beside its baseline, in one run. Prints; asserts nothing."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
+from generated import library_with_states, write_yaml_root
+
+from studykit.config import Settings
+from studykit.loading import load_library
+from studykit.session import Rating, StudySession
+from studykit.srs.store import Store
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+STUDYKIT = str(Path(PYTHON).parent / "studykit")
+
+
+def bench_startup(tmp: Path) -> None:
+    """App first screen vs a bare Textual app; `studykit --help` vs a bare interpreter."""
+    script = str(REPO / "benchmarks" / "first_screen.py")
+    data = tmp / "first-screen-data"
+    bare = time_command([PYTHON, script, "bare"])
+    ours = time_command([PYTHON, script, "studykit", str(data)])
+    report("app first screen (decks loaded), whole process", ours, baseline=bare, goal="≤ 2×")
+    help_time = time_command([STUDYKIT, "--help"])
+    python_time = time_command([PYTHON, "-c", "pass"])
+    report("studykit --help", help_time, baseline=python_time, goal="≤ 0.3 s")
+
+
+def bench_loading(tmp: Path) -> None:
+    """load_library on generated cards vs raw CSafeLoader over the same files."""
+    for cards in (1_000, 10_000):
+        root = tmp / f"yaml-{cards}"
+        files = write_yaml_root(root, cards=cards)
+
+        def raw(files: list[Path] = files) -> None:
+            for path in files:
+                yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+
+        def ours(root: Path = root) -> None:
+            library = load_library(root)
+            assert not library.problems, library.problems[:3]
+
+        report(
+            f"load + validate {cards:,} cards",
+            time_call(ours, repeat=3),
+            baseline=time_call(raw, repeat=3),
+            goal="≤ 3×",
+        )
+
+
+def bench_queue(tmp: Path) -> None:
+    """Due queue and deck counts over 100,000 stored card states."""
+    settings = Settings(
+        root=tmp,
+        data_dir=tmp / "queue",
+        reviews_per_day=100_000,
+        new_per_day=1_000,
+        enable_fuzzing=False,
+    )
+    settings.data_dir.mkdir()
+    library = library_with_states(settings.database_path, cards=100_000, decks=10, now=NOW)
+    started = time.perf_counter()
+    session = StudySession(
+        library, Store.open(settings.database_path), settings, clock=lambda: NOW, tz=UTC
+    )
+    opened = time.perf_counter() - started
+    session.next_card()  # first call counts today's log
+    report(
+        "due queue: next_card() over 100,000 states",
+        time_call(session.next_card, repeat=20),
+        goal="≤ 50 ms",
+    )
+    report(
+        "deck counts over 100,000 states", time_call(session.deck_counts, repeat=20), goal="≤ 50 ms"
+    )
+    report("open session over 100,000 states (once)", opened)
+    session.close()
+
+
+def bench_answer(tmp: Path) -> None:
+    """Answer -> next card, median over 300 answers, on a real SQLite file (fsync included)."""
+    settings = Settings(root=tmp, data_dir=tmp / "answer", new_per_day=1_000, enable_fuzzing=False)
+    settings.data_dir.mkdir()
+    library = library_with_states(settings.database_path, cards=2_000, decks=2, now=NOW)
+    clock = [NOW]
+    session = StudySession(
+        library, Store.open(settings.database_path), settings, clock=lambda: clock[0], tz=UTC
+    )
+    rng = random.Random(1)
+    samples = []
+    for i in range(300):
+        clock[0] = NOW + timedelta(seconds=10 * i)
+        card = session.next_card()
+        assert card is not None
+        started = time.perf_counter()
+        session.answer(card, rng.choice(list(Rating)), duration_ms=4_000)
+        session.next_card()
+        samples.append(time.perf_counter() - started)
+    session.close()
+    samples.sort()
+    report("answer -> next card (median of 300)", statistics.median(samples), goal="≤ 10 ms")
+    print(f"{'':<46} {'p95 ' + fmt_seconds(samples[int(0.95 * len(samples))]):>10}")
+
+
+def main() -> None:
+    print(
+        f"studykit benchmarks — python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M')}"
+    )
+    tmp = Path(tempfile.mkdtemp(prefix="studykit-bench-"))
+    try:
+        bench_startup(tmp)
+        bench_loading(tmp)
+        bench_queue(tmp)
+        bench_answer(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+"""Settings: where content and the database live, and the scheduling defaults.
+
+Precedence: an explicit argument, then the environment (`STUDYKIT_ROOT`,
+`STUDYKIT_DATA_DIR`), then the defaults (the bundled content, platformdirs'
+user data dir). Scheduling values may be overridden in `<data_dir>/config.toml`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+from pathlib import Path
+
+import platformdirs
+
+import studykit
+from studykit.errors import StudykitError
+
+ENV_ROOT = "STUDYKIT_ROOT"
+ENV_DATA_DIR = "STUDYKIT_DATA_DIR"
+CONFIG_FILENAME = "config.toml"
+DATABASE_FILENAME = "studykit.sqlite3"
+APP_NAME = "studykit"
+
+
+class ConfigError(StudykitError):
+    """A setting that cannot be used: a missing folder or a bad value in config.toml."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings; build them with `resolve_settings`."""
+
+    root: Path
+    data_dir: Path
+    desired_retention: float = 0.9
+    new_per_day: int = 20
+    reviews_per_day: int = 200
+    learning_steps: tuple[timedelta, ...] = field(
+        default=(timedelta(minutes=1), timedelta(minutes=10))
+    )
+    relearning_steps: tuple[timedelta, ...] = field(default=(timedelta(minutes=10),))
+    rollover_hour: int = 4
+    leech_lapses: int = 8
+    enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite file holding review state and history."""
+        return self.data_dir / DATABASE_FILENAME
+
+    @property
+    def config_path(self) -> Path:
+        """The optional TOML file with overrides."""
+        return self.data_dir / CONFIG_FILENAME
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """What a config.toml key accepts."""
+
+    kind: type[int] | type[float]
+    low: float
+    high: float
+    text: str
+
+
+_RULES: Mapping[str, _Rule] = {
+    "desired_retention": _Rule(float, 0.7, 0.99, "a number from 0.7 to 0.99, e.g. 0.9"),
+    "new_per_day": _Rule(int, 0, 9999, "a whole number from 0 to 9999, e.g. 20"),
+    "reviews_per_day": _Rule(int, 0, 99999, "a whole number from 0 to 99999, e.g. 200"),
+    "rollover_hour": _Rule(int, 0, 23, "a whole number from 0 to 23, e.g. 4"),
+    "leech_lapses": _Rule(int, 1, 999, "a whole number from 1 to 999, e.g. 8"),
+}
+
+
+def _has_content(folder: Path) -> bool:
+    return (folder / "content").is_dir() or (folder / "decks").is_dir()
+
+
+def bundled_root() -> Path:
+    """The folder with the bundled content/ and decks/.
+
+    In a wheel install that is the package's `_bundled/` folder; in a source
+    checkout it is the repository root (the parent of the package folder).
+    """
+    package_dir = Path(studykit.__file__).resolve().parent
+    for candidate in (package_dir / "_bundled", package_dir.parent):
+        if _has_content(candidate):
+            return candidate
+    raise ConfigError(
+        f"no bundled content found (looked in {package_dir / '_bundled'} and "
+        f"{package_dir.parent}); pass --root DIR or set {ENV_ROOT}"
+    )
+
+
+def _from_env(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def _check_root(root: Path, source: str) -> Path:
+    if not root.is_dir():
+        raise ConfigError(f"the content root {root} ({source}) is not a folder")
+    if not _has_content(root):
+        raise ConfigError(
+            f"the content root {root} ({source}) has neither a content/ nor a decks/ folder"
+        )
+    return root
+
+
+def _check_value(path: Path, key: str, value: object) -> float:
+    rule = _RULES.get(key)
+    if rule is None:
+        close = difflib.get_close_matches(key, list(_RULES), n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(_RULES)}"
+        raise ConfigError(f"{path}: unknown key `{key}`; {hint}")
+    # bool is an int in Python, but `true` is never a count or a retention.
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or (rule.kind is int and not isinstance(value, int))
+        or not rule.low <= value <= rule.high
+    ):
+        raise ConfigError(f"{path}: `{key}` must be {rule.text}, got {value!r}")
+    return float(value)
+
+
+def _read_overrides(path: Path) -> dict[str, float]:
+    """The checked key/value pairs of config.toml; empty when the file is absent."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read the settings file ({error})") from error
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from error
+    return {key: _check_value(path, key, value) for key, value in table.items()}
+
+
+def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) -> Settings:
+    """Settings from the arguments, the environment, the defaults and config.toml.
+
+    Reads `<data_dir>/config.toml` when it exists; creates nothing.
+    Raises ConfigError naming the folder, file or key that is wrong.
+    """
+    if root is not None:
+        root_path = _check_root(Path(root).expanduser(), "given with --root")
+    elif (env_root := _from_env(ENV_ROOT)) is not None:
+        root_path = _check_root(env_root, f"from {ENV_ROOT}")
+    else:
+        root_path = bundled_root()
+
+    if data_dir is not None:
+        data_path = Path(data_dir).expanduser()
+    else:
+        data_path = _from_env(ENV_DATA_DIR) or Path(platformdirs.user_data_dir(APP_NAME))
+    if data_path.exists() and not data_path.is_dir():
+        raise ConfigError(f"the data folder {data_path} is a file, not a folder")
+
+    defaults = Settings(root=root_path, data_dir=data_path)
+    given = _read_overrides(defaults.config_path)
+    return replace(
+        defaults,
+        desired_retention=given.get("desired_retention", defaults.desired_retention),
+        new_per_day=int(given.get("new_per_day", defaults.new_per_day)),
+        reviews_per_day=int(given.get("reviews_per_day", defaults.reviews_per_day)),
+        rollover_hour=int(given.get("rollover_hour", defaults.rollover_hour)),
+        leech_lapses=int(given.get("leech_lapses", defaults.leech_lapses)),
+    )

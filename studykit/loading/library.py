@@ -1,0 +1,120 @@
+"""The library: every note and deck under a root, and the problems of the files that failed."""
+
+from __future__ import annotations
+
+import os
+import types
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from studykit.loading.file import LoadedFile, load_file
+from studykit.loading.positions import problem_along
+from studykit.loading.problems import LoadProblem
+from studykit.loading.references import reference_problems
+from studykit.model import Deck, Note
+
+
+@dataclass(frozen=True)
+class Library:
+    """The notes and decks that loaded, and the problems of the files that did not."""
+
+    root: Path
+    notes: Mapping[str, Note]
+    decks: Mapping[str, Deck]
+    problems: tuple[LoadProblem, ...]
+
+    def note_for(self, deck: Deck) -> Note | None:
+        """The note the deck's cards cite, if it names one."""
+        return self.notes.get(deck.note) if deck.note is not None else None
+
+    @property
+    def bad_files(self) -> tuple[str, ...]:
+        """Relative paths of the files that failed to load, sorted."""
+        return tuple(sorted({problem.path for problem in self.problems}))
+
+
+def load_library(root: Path) -> Library:
+    """Load `root/content/**/*.yaml` (notes) and `root/decks/**/*.yaml` (decks).
+
+    How it copes with problems, so that what a student sees is predictable:
+
+    - Every problem is a `LoadProblem` (path relative to the root, 1-based line and
+      column, what is wrong, how to fix it). Nothing raises for bad content.
+    - A file with any problem is dropped as a whole, and every other file still
+      loads. That includes the checks that look across files: a deck whose `note:`
+      names no loaded note, or with a card whose `source:` names no section of that
+      note, is dropped whole (not just the card). So are duplicate ids inside a file
+      (cards in a deck; sections, and claims across sections, in a note).
+    - When two files use the same note or deck id, the first in path order keeps
+      it and the later file is dropped with a problem naming both.
+    """
+    root = Path(root)
+    problems: list[LoadProblem] = []
+    notes: dict[str, Note] = {}
+    failed_notes: dict[str, str] = {}
+    for path, rel in _yaml_files(root, "content"):
+        file = load_file(path, rel, Note)
+        note = file.model
+        if isinstance(note, Note) and not file.problems and note.id in notes:
+            first = notes[note.id].origin
+            file.problems.append(
+                _id_problem(
+                    file,
+                    f"note id `{note.id}` is already used by {first}",
+                    "give this note its own id",
+                )
+            )
+        if isinstance(note, Note) and not file.problems:
+            notes[note.id] = note
+        else:
+            problems.extend(file.problems)
+            if file.raw_id is not None:
+                failed_notes.setdefault(file.raw_id, rel)
+
+    decks: dict[str, Deck] = {}
+    for path, rel in _yaml_files(root, "decks"):
+        file = load_file(path, rel, Deck)
+        deck = file.model
+        if isinstance(deck, Deck) and not file.problems:
+            assert file.root is not None
+            if deck.id in decks:
+                file.problems.append(
+                    _id_problem(
+                        file,
+                        f"deck id `{deck.id}` is already used by {decks[deck.id].origin}",
+                        "give this deck its own id",
+                    )
+                )
+            file.problems.extend(reference_problems(rel, file.root, deck, notes, failed_notes))
+        if isinstance(deck, Deck) and not file.problems:
+            decks[deck.id] = deck
+        else:
+            problems.extend(file.problems)
+
+    ordered = sorted(decks.values(), key=lambda d: (d.name.casefold(), d.name, d.id))
+    return Library(
+        root=root,
+        notes=types.MappingProxyType(notes),
+        decks=types.MappingProxyType({deck.id: deck for deck in ordered}),
+        problems=tuple(sorted(problems, key=lambda p: (p.path, p.line, p.column))),
+    )
+
+
+def _id_problem(file: LoadedFile, message: str, hint: str) -> LoadProblem:
+    """A problem at the file's top-level `id:`."""
+    assert file.root is not None
+    return problem_along(file.rel, file.root, ("id",), message, hint)
+
+
+def _yaml_files(root: Path, folder: str) -> Iterator[tuple[Path, str]]:
+    """`root/folder/**/*.yaml` (and .yml) in path order, skipping hidden files and folders."""
+    found: list[tuple[str, Path]] = []
+    for directory, subdirs, names in os.walk(root / folder):
+        subdirs[:] = [name for name in subdirs if not name.startswith(".")]
+        for name in names:
+            if name.endswith((".yaml", ".yml")) and not name.startswith("."):
+                path = Path(directory, name)
+                found.append((path.relative_to(root).as_posix(), path))
+    for rel, path in sorted(found):
+        yield path, rel

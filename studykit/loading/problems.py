@@ -1,0 +1,46 @@
+"""`LoadProblem`, and the wording helpers that every check shares."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class LoadProblem:
+    """One thing wrong in one file, and where."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+    hint: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.path}:{self.line}:{self.column}: {self.message}"
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+def problem_at(rel: str, mark: Any, message: str, hint: str | None = None) -> LoadProblem:
+    """A problem at a YAML mark (0-based line and column) in the file `rel`."""
+    return LoadProblem(rel, mark.line + 1, mark.column + 1, message, hint)
+
+
+def too_deep(rel: str) -> LoadProblem:
+    return LoadProblem(rel, 1, 1, "the YAML is nested too deeply")
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def did_you_mean(word: str, options: Sequence[str], listing: str) -> str | None:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    if close:
+        return f"did you mean `{close[0]}`?"
+    if not options:
+        return None
+    shown = ", ".join(f"`{option}`" for option in list(options)[:12])
+    return f"{listing}: {shown}" + (", …" if len(options) > 12 else "")

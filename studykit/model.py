@@ -1,0 +1,197 @@
+"""The content model: notes with sections and claims, decks with cards.
+
+Every model is frozen and forbids unknown fields, so a typo in YAML is an error
+that the loader reports with file:line and a "did you mean". The loader records
+where each object came from in its `origin` (not part of the schema).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Annotated, Literal, NewType, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+NoteId = NewType("NoteId", str)
+SectionId = NewType("SectionId", str)
+DeckId = NewType("DeckId", str)
+CardId = NewType("CardId", str)
+ClaimId = NewType("ClaimId", str)
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+Ident = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=80)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+ParamValue = str | int | float | bool
+
+CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
+COMPUTED_KINDS: frozenset[str] = frozenset({"numeric", "symbolic"})
+CLOZE_PATTERN = re.compile(r"\{\{c(\d+)::(.+?)(?:::(.+?))?\}\}", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an object was written: file, 1-based line and column."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+class Strict(BaseModel):
+    """Base for content models: frozen, unknown fields rejected, origin tracked."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+    _origin: Origin | None = PrivateAttr(default=None)
+
+    @property
+    def origin(self) -> Origin | None:
+        """Where this object was written, when it came from a file."""
+        return self._origin
+
+
+class ExperimentRef(Strict):
+    """A link to a live experiment and the parameters to run it with."""
+
+    name: Ident = Field(description="Registered experiment name, e.g. `effective-context`.")
+    params: dict[str, ParamValue] = Field(
+        default_factory=dict,
+        description="Parameter values; `{name}` refers to a computed card's drawn parameter.",
+    )
+
+
+class Claim(Strict):
+    """A number or identity the text states, verified by `studykit check`."""
+
+    id: Ident = Field(description="Stable id, unique within its note.")
+    says: NonEmpty = Field(description="What the text states, as LaTeX.")
+    expr: NonEmpty = Field(description="Safe expression that computes it (or an `==` identity).")
+    approx: float | None = Field(default=None, description="Expected value, within tolerance.")
+    equals: str | None = Field(default=None, description="Expected exact value, as an expression.")
+    rel_tol: float | None = Field(default=None, ge=0, description="Relative tolerance for approx.")
+    abs_tol: float | None = Field(default=None, ge=0, description="Absolute tolerance for approx.")
+
+    @model_validator(mode="after")
+    def _one_expectation(self) -> Self:
+        identity = "==" in self.expr
+        given = (self.approx is not None) + (self.equals is not None)
+        if identity and given:
+            raise ValueError("an identity (`==` in expr) takes neither `approx` nor `equals`")
+        if not identity and given != 1:
+            raise ValueError("give exactly one of `approx` or `equals` (or write expr as `a == b`)")
+        if (self.rel_tol is not None or self.abs_tol is not None) and self.approx is None:
+            raise ValueError("`rel_tol`/`abs_tol` only apply with `approx`")
+        return self
+
+
+class Section(Strict):
+    """One section of a note: markdown body with $inline$ and $$display$$ LaTeX."""
+
+    id: Ident = Field(description="Stable id, unique within its note; cards point at it.")
+    title: NonEmpty = Field(description="Heading shown in the notes screen.")
+    body: NonEmpty = Field(description="Markdown with LaTeX maths.")
+    claims: tuple[Claim, ...] = Field(default=(), description="Numbers the body states.")
+    experiment: ExperimentRef | None = Field(
+        default=None, description="Experiment that measures it."
+    )
+
+
+class Note(Strict):
+    """A note: one file under `content/`."""
+
+    id: Ident = Field(description="Stable id; decks point at it with `note:`.")
+    number: str | None = Field(default=None, description="Course numbering, e.g. `4.1.1`.")
+    title: NonEmpty = Field(description="Title of the note.")
+    path: tuple[str, ...] = Field(
+        default=(), description="Subject path, e.g. [AI-ML, Transformers]."
+    )
+    language: str = Field(default="hinglish", description="Language of the prose.")
+    sections: tuple[Section, ...] = Field(min_length=1, description="Sections in reading order.")
+
+    def section(self, section_id: str) -> Section | None:
+        """The section with this id, if any."""
+        return next((s for s in self.sections if s.id == section_id), None)
+
+
+class ParamSpec(Strict):
+    """How a computed card draws one parameter: from choices or from a range."""
+
+    choices: tuple[float | int | str, ...] | None = Field(default=None, min_length=1)
+    min: float | None = Field(default=None, description="Lower bound of a range (inclusive).")
+    max: float | None = Field(default=None, description="Upper bound of a range (inclusive).")
+    step: float | None = Field(default=None, gt=0, description="Grid step within the range.")
+
+    @model_validator(mode="after")
+    def _choices_or_range(self) -> Self:
+        has_range = self.min is not None or self.max is not None
+        if (self.choices is None) == (not has_range):
+            raise ValueError("give either `choices` or `min` and `max`")
+        if has_range and (self.min is None or self.max is None or self.min > self.max):
+            raise ValueError("a range needs `min` <= `max`")
+        return self
+
+
+class Tolerance(Strict):
+    """How close a typed numeric answer must be."""
+
+    abs: float | None = Field(default=None, ge=0)
+    rel: float | None = Field(default=None, ge=0)
+    sig_figs: int | None = Field(default=None, ge=1, le=15)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if (self.abs is not None) + (self.rel is not None) + (self.sig_figs is not None) != 1:
+            raise ValueError("give exactly one of `abs`, `rel` or `sig_figs`")
+        return self
+
+
+class Card(Strict):
+    """A flashcard. `front`/`back` are markdown with LaTeX."""
+
+    id: Ident = Field(description="Stable forever: review history and Anki GUIDs hang on it.")
+    kind: CardKind = Field(
+        default="basic", description="basic | reversed | cloze | numeric | symbolic"
+    )
+    front: NonEmpty = Field(description="Question (cloze: text with {{c1::...}}).")
+    back: str | None = Field(default=None, description="Answer; optional for cloze and computed.")
+    source: Ident | None = Field(default=None, description="Section id in the deck's note.")
+    tags: tuple[Ident, ...] = Field(default=(), description="Extra tags for this card.")
+    params: dict[str, ParamSpec] = Field(default_factory=dict, description="Computed: parameters.")
+    answer: str | None = Field(default=None, description="Computed: safe expression of the answer.")
+    tolerance: Tolerance | None = Field(default=None, description="Numeric: accepted error.")
+    experiment: ExperimentRef | None = Field(default=None, description="Measured answer, if any.")
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Self:
+        computed = self.kind in COMPUTED_KINDS
+        if computed and not self.answer:
+            raise ValueError(f"a `{self.kind}` card needs `answer` (a safe expression)")
+        if not computed and (self.answer or self.params or self.tolerance):
+            raise ValueError(
+                f"`answer`, `params` and `tolerance` belong to numeric/symbolic cards, "
+                f"not `{self.kind}`"
+            )
+        if self.kind == "cloze" and not CLOZE_PATTERN.search(self.front):
+            raise ValueError("a cloze card's front needs at least one {{c1::...}} deletion")
+        if self.kind in {"basic", "reversed"} and not (self.back and self.back.strip()):
+            raise ValueError(f"a `{self.kind}` card needs a non-empty `back`")
+        if not self.front.strip():
+            raise ValueError("`front` is empty")
+        return self
+
+
+class Deck(Strict):
+    """A deck: one file under `decks/`, pointing at one note."""
+
+    id: Ident = Field(description="Stable id; scheduling state hangs on deck id + card id.")
+    name: NonEmpty = Field(description="Display name; `::` separates sub-decks, as in Anki.")
+    note: Ident | None = Field(default=None, description="Note id whose sections cards cite.")
+    description: str = Field(default="", description="Shown on the deck list.")
+    tags: tuple[Ident, ...] = Field(default=(), description="Tags every card gets.")
+    desired_retention: float | None = Field(default=None, gt=0.7, lt=0.995)
+    new_per_day: int | None = Field(default=None, ge=0, le=9999)
+    reviews_per_day: int | None = Field(default=None, ge=0, le=99999)
+    cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")

@@ -1,0 +1,399 @@
+"""StudySession: the facade the UI uses over the decks, the store and the scheduler."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta, tzinfo
+from types import TracebackType
+from typing import Concatenate, Literal, ParamSpec, Self, TypeVar
+
+from studykit.config import Settings
+from studykit.errors import StudykitError
+from studykit.loading import Library, load_library
+from studykit.model import Card, Deck
+from studykit.srs import studyday
+from studykit.srs.limits import DailyTally
+from studykit.srs.queue import DeckIndex, earliest, index_decks
+from studykit.srs.records import CardState, from_us, to_us
+from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
+from studykit.srs.store import Store
+from studykit.srs.transitions import answered, to_fsrs, undone
+from studykit.stats import Stats, collect_stats
+
+__all__ = [
+    "LEARN_AHEAD",
+    "DeckCounts",
+    "NotLoadedError",
+    "Rating",
+    "Stats",
+    "StudyCard",
+    "StudySession",
+    "utc_now",
+]
+
+# The UI never touches SQL or fsrs, except the `Rating` enum re-exported here. One session per
+# database at a time: another process's answers are not seen until the session is reopened.
+
+# As in Anki: when nothing else is left, a learning card due this soon is shown now.
+LEARN_AHEAD = timedelta(minutes=20)
+
+StateName = Literal["new", "learning", "review", "relearning"]
+_STATE_NAMES: Mapping[State | None, StateName] = {
+    None: "new",
+    State.Learning: "learning",
+    State.Review: "review",
+    State.Relearning: "relearning",
+}
+
+
+class NotLoadedError(StudykitError, KeyError):
+    """A deck or card id that is not in the loaded library."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class DeckCounts:
+    """Cards of one deck available today (limits applied), and its totals."""
+
+    deck_id: str
+    name: str
+    new: int
+    learning: int
+    due: int
+    total: int
+    suspended: int
+
+
+@dataclass(frozen=True)
+class StudyCard:
+    """A card as the UI sees it: content plus its scheduling summary."""
+
+    deck: Deck
+    card: Card
+    key: int
+    state: StateName
+    lapses: int
+    leech: bool
+    suspended: bool
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _synchronized(
+    method: Callable[Concatenate[StudySession, P], R],
+) -> Callable[Concatenate[StudySession, P], R]:
+    """Run the method under the session's lock (the UI may call from worker threads)."""
+
+    @functools.wraps(method)
+    def locked(self: StudySession, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
+class StudySession:
+    """Decks + store + scheduler. `now` comes from the clock on every call."""
+
+    def __init__(
+        self,
+        library: Library,
+        store: Store,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        tz: tzinfo | None = None,
+        enable_fuzzing: bool | None = None,
+    ) -> None:
+        self.library = library
+        self.settings = settings
+        self.store = store
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._tz = tz  # None: the machine's local zone, looked up at each instant
+        self._fuzz = settings.enable_fuzzing if enable_fuzzing is None else enable_fuzzing
+        self._schedulers: dict[float, Scheduler] = {}
+        self._today = DailyTally()
+        self._decks = index_decks(library.decks.values(), store.queue_rows())
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        tz: tzinfo | None = None,
+        enable_fuzzing: bool | None = None,
+    ) -> StudySession:
+        """Load the library from `settings.root` and open the store at `settings.database_path`."""
+        library = load_library(settings.root)
+        store = Store.open(settings.database_path)
+        try:
+            return cls(library, store, settings, clock=clock, tz=tz, enable_fuzzing=enable_fuzzing)
+        except BaseException:
+            store.close()
+            raise
+
+    # -- time ------------------------------------------------------------------------------
+
+    def now(self) -> datetime:
+        """The session's clock, in UTC (a fake one in tests)."""
+        return ensure_utc(self._clock())
+
+    def study_day(self, moment: datetime) -> date:
+        """The local study day of an instant: days change at the rollover hour, not midnight."""
+        return studyday.study_day(moment, hour=self.settings.rollover_hour, tz=self._tz)
+
+    def day_bounds(self, moment: datetime) -> tuple[datetime, datetime]:
+        """UTC start and end of the study day holding `moment`."""
+        return studyday.day_bounds(moment, hour=self.settings.rollover_hour, tz=self._tz)
+
+    def _window(self) -> tuple[datetime, int, int]:
+        """(now, now in epoch µs, end of today in µs); recounts today's answers on a new day."""
+        now = self.now()
+        start, end = self.day_bounds(now)
+        self._today.refresh(self.store, start)
+        return now, to_us(now), to_us(end)
+
+    # -- lookups ---------------------------------------------------------------------------
+
+    def _indexes(self, deck_id: str | None) -> list[DeckIndex]:
+        if deck_id is None:
+            return list(self._decks.values())
+        return [self._deck(deck_id)]
+
+    def _deck(self, deck_id: str) -> DeckIndex:
+        index = self._decks.get(deck_id)
+        if index is None:
+            known = ", ".join(sorted(self._decks)) or "none"
+            raise NotLoadedError(f"no deck with id `{deck_id}` is loaded (loaded: {known})")
+        return index
+
+    def _find(self, deck_id: str, card_id: str) -> tuple[DeckIndex, int] | None:
+        """(index, position) of a loaded card; None if it is not loaded."""
+        index = self._decks.get(deck_id)
+        pos = None if index is None else index.position.get(card_id)
+        return None if index is None or pos is None else (index, pos)
+
+    def _scheduler(self, deck: Deck) -> Scheduler:
+        retention = deck.desired_retention or self.settings.desired_retention
+        scheduler = self._schedulers.get(retention)
+        if scheduler is None:
+            scheduler = Scheduler(
+                desired_retention=retention,
+                learning_steps=self.settings.learning_steps,
+                relearning_steps=self.settings.relearning_steps,
+                enable_fuzzing=self._fuzz,
+            )
+            self._schedulers[retention] = scheduler
+        return scheduler
+
+    # -- queue -----------------------------------------------------------------------------
+
+    def _counts(self, index: DeckIndex, now_us: int, end_us: int) -> tuple[int, int, int]:
+        new, learning, review = index.counts(now_us=now_us, end_us=end_us)
+        new_left, reviews_left = self._today.left(index.deck, self.settings)
+        return min(new, new_left), learning, min(review, reviews_left)
+
+    @_synchronized
+    def deck_counts(self) -> list[DeckCounts]:
+        """Every loaded deck, by name, with what is available today."""
+        _, now_us, end_us = self._window()
+        result = []
+        for index in self._decks.values():
+            new, learning, due = self._counts(index, now_us, end_us)
+            result.append(
+                DeckCounts(
+                    deck_id=index.deck.id,
+                    name=index.deck.name,
+                    new=new,
+                    learning=learning,
+                    due=due,
+                    total=index.total,
+                    suspended=index.suspended,
+                )
+            )
+        return result
+
+    @_synchronized
+    def remaining(self, deck_id: str | None = None) -> tuple[int, int, int]:
+        """(new, learning, due) left today in one deck or all of them."""
+        _, now_us, end_us = self._window()
+        totals = [0, 0, 0]
+        for index in self._indexes(deck_id):
+            for i, value in enumerate(self._counts(index, now_us, end_us)):
+                totals[i] += value
+        return totals[0], totals[1], totals[2]
+
+    @_synchronized
+    def next_card(self, deck_id: str | None = None) -> StudyCard | None:
+        """The card to study now: learning due now, then reviews due today, then new cards."""
+        indexes = self._indexes(deck_id)
+        now, now_us, end_us = self._window()
+        found = earliest(indexes, "learning", until_us=now_us, now_us=now_us)
+        if found is None:
+            with_reviews = [i for i in indexes if self._today.left(i.deck, self.settings)[1] > 0]
+            found = earliest(with_reviews, "review", until_us=end_us - 1, now_us=now_us)
+        if found is None:
+            for index in indexes:
+                if self._today.left(index.deck, self.settings)[0] > 0:
+                    pos = index.first_new(now_us)
+                    if pos is not None:
+                        found = (index, pos)
+                        break
+        if found is None:
+            ahead_us = to_us(now + LEARN_AHEAD)
+            found = earliest(indexes, "learning", until_us=ahead_us, now_us=now_us)
+        return None if found is None else self._study_card(*found)
+
+    def _study_card(self, index: DeckIndex, pos: int) -> StudyCard:
+        slot = index.slots[pos]
+        return StudyCard(
+            deck=index.deck,
+            card=index.deck.cards[pos],
+            key=index.key(pos),
+            state=_STATE_NAMES[None if slot.state is None else State(slot.state)],
+            lapses=slot.lapses,
+            leech=bool(slot.leech),
+            suspended=bool(slot.suspended),
+        )
+
+    @_synchronized
+    def study_card(self, deck_id: str, card_id: str) -> StudyCard:
+        """The StudyCard of one loaded card (NotLoadedError if it is not loaded)."""
+        index = self._deck(deck_id)
+        pos = index.position.get(card_id)
+        if pos is None:
+            raise NotLoadedError(f"deck `{deck_id}` has no card `{card_id}`")
+        return self._study_card(index, pos)
+
+    @_synchronized
+    def next_due(self, deck_id: str | None = None) -> datetime | None:
+        """The earliest due time after now of a scheduled card (UTC), if any."""
+        now_us = to_us(self.now())
+        times = [t for i in self._indexes(deck_id) if (t := i.next_due_us(now_us)) is not None]
+        return from_us(min(times)) if times else None
+
+    # -- changes ---------------------------------------------------------------------------
+
+    def _locate(self, card: StudyCard) -> tuple[Callable[[CardState], None], CardState]:
+        """A function that updates the card in the queue, and its current stored state."""
+        key = card_key(card.deck.id, card.card.id)
+        state = self.store.get_state(key) or CardState(key, card.deck.id, card.card.id)
+        found = self._find(card.deck.id, card.card.id)
+        if found is None:
+            return (lambda _: None), state  # the card is no longer loaded; its row stays
+        index, pos = found
+        return (lambda new: index.put(pos, new)), state
+
+    @_synchronized
+    def intervals(self, card: StudyCard) -> dict[Rating, timedelta]:
+        """The next interval for each rating (without fuzz); nothing changes."""
+        now = self.now()
+        _, state = self._locate(card)
+        return self._scheduler(card.deck).preview(to_fsrs(state, now), now=now)
+
+    @_synchronized
+    def answer(
+        self,
+        card: StudyCard,
+        rating: Rating,
+        *,
+        duration_ms: int,
+        variant_seed: int | None = None,
+    ) -> None:
+        """Rate a card; state and log are committed in one transaction before this returns."""
+        rating = Rating(rating)
+        now, _, _ = self._window()  # before the write, so a new day's recount cannot see it
+        reindex, before = self._locate(card)
+        reviewed, _ = self._scheduler(card.deck).review(
+            to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
+        )
+        after = answered(before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses)
+        self.store.record_answer(
+            before,
+            after,
+            rating=rating,
+            reviewed_at=now,
+            duration_ms=duration_ms,
+            variant_seed=variant_seed,
+        )
+        reindex(after)
+        self._today.record(card.deck.id, before.state)
+
+    @_synchronized
+    def undo(self) -> StudyCard | None:
+        """Undo the last logged answer (persisted); that card again, or None if nothing to undo."""
+        last = self.store.last_answer()
+        if last is None:
+            return None
+        restored = undone(last, self.store.get_state(last.key) or last.after)
+        self.store.undo_answer(last.id, restored)
+        self._today.forget()  # recount today's answers from the log
+        found = self._find(last.deck_id, last.card_id)
+        if found is None:
+            return None  # the card is no longer loaded; its row stays
+        found[0].put(found[1], restored)
+        return self._study_card(*found)
+
+    def _change(self, card: StudyCard, change: Callable[[CardState], CardState]) -> None:
+        reindex, state = self._locate(card)
+        updated = change(state)
+        self.store.put_state(updated)
+        reindex(updated)
+
+    @_synchronized
+    def bury(self, card: StudyCard) -> None:
+        """Hide a card until the next rollover."""
+        _, end = self.day_bounds(self.now())
+        self._change(card, lambda state: replace(state, buried_until=end))
+
+    @_synchronized
+    def suspend(self, card: StudyCard) -> None:
+        """Hide a card until it is unsuspended."""
+        self._change(card, lambda state: replace(state, suspended=True))
+
+    @_synchronized
+    def unsuspend(self, card: StudyCard) -> None:
+        """Show a suspended card again (a leech keeps its leech flag)."""
+        self._change(card, lambda state: replace(state, suspended=False))
+
+    # -- statistics ------------------------------------------------------------------------
+
+    @_synchronized
+    def stats(self) -> Stats:
+        """Reviews today, true retention, 30-day forecast, 365-day heatmap, card totals."""
+        now, _, _ = self._window()
+        return collect_stats(
+            self.store,
+            self._decks.values(),
+            now=now,
+            reviews_today=self._today.answers,
+            rollover_hour=self.settings.rollover_hour,
+            tz=self._tz,
+        )
+
+    # -- lifetime --------------------------------------------------------------------------
+
+    @_synchronized
+    def close(self) -> None:
+        """Close the store."""
+        self.store.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,111 @@
+"""A thin wrapper over `fsrs.Scheduler`: the clock is passed in, datetimes are UTC only."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import fsrs
+from fsrs import Rating, State
+
+__all__ = [
+    "DEFAULT_LEARNING_STEPS",
+    "DEFAULT_RELEARNING_STEPS",
+    "Rating",
+    "Scheduler",
+    "State",
+    "card_key",
+    "ensure_utc",
+    "utc_now",
+]
+
+DEFAULT_LEARNING_STEPS: tuple[timedelta, ...] = (timedelta(minutes=1), timedelta(minutes=10))
+DEFAULT_RELEARNING_STEPS: tuple[timedelta, ...] = (timedelta(minutes=10),)
+_KEY_MASK = (1 << 63) - 1
+
+
+def card_key(deck_id: str, card_id: str) -> int:
+    """A stable 63-bit integer from deck id + card id (the fsrs card_id and our primary key)."""
+    # "/" cannot occur in an id (ID_PATTERN), so ("a", "b-c") and ("a-b", "c") never collide.
+    digest = hashlib.blake2b(f"{deck_id}/{card_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & _KEY_MASK
+
+
+def utc_now() -> datetime:
+    """The current time as an aware `timezone.utc` datetime."""
+    return datetime.now(UTC)
+
+
+def ensure_utc(moment: datetime) -> datetime:
+    """`moment` as a `timezone.utc` datetime; a naive datetime is a programming error."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"naive datetime {moment.isoformat()}: pass an aware UTC datetime")
+    if moment.tzinfo is UTC:
+        return moment
+    return moment.astimezone(UTC)
+
+
+class Scheduler:
+    """FSRS with our parameters; every call takes `now` and never changes the card it is given."""
+
+    def __init__(
+        self,
+        *,
+        desired_retention: float = 0.9,
+        learning_steps: Sequence[timedelta] = DEFAULT_LEARNING_STEPS,
+        relearning_steps: Sequence[timedelta] = DEFAULT_RELEARNING_STEPS,
+        enable_fuzzing: bool = True,
+        maximum_interval: int = 36500,
+    ) -> None:
+        if not 0.0 < desired_retention < 1.0:
+            raise ValueError(f"desired_retention must be in (0, 1), got {desired_retention}")
+        self.desired_retention = desired_retention
+        self.learning_steps = tuple(learning_steps)
+        self.relearning_steps = tuple(relearning_steps)
+        self.enable_fuzzing = enable_fuzzing
+        self.maximum_interval = maximum_interval
+        self._engine = self._build(fuzz=enable_fuzzing)
+        # Previews show the unfuzzed interval: fuzz is random, so a fuzzed preview would lie.
+        self._exact = self._build(fuzz=False)
+
+    def _build(self, *, fuzz: bool) -> fsrs.Scheduler:
+        return fsrs.Scheduler(
+            desired_retention=self.desired_retention,
+            learning_steps=self.learning_steps,
+            relearning_steps=self.relearning_steps,
+            maximum_interval=self.maximum_interval,
+            enable_fuzzing=fuzz,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Scheduler(desired_retention={self.desired_retention}, "
+            f"learning_steps={self.learning_steps}, relearning_steps={self.relearning_steps}, "
+            f"enable_fuzzing={self.enable_fuzzing})"
+        )
+
+    @staticmethod
+    def new_card(card_id: int, *, now: datetime) -> fsrs.Card:
+        """A card that has never been reviewed, due `now`."""
+        return fsrs.Card(card_id=card_id, state=State.Learning, step=0, due=ensure_utc(now))
+
+    def review(
+        self, card: fsrs.Card, rating: Rating, *, now: datetime, duration_ms: int | None = None
+    ) -> tuple[fsrs.Card, fsrs.ReviewLog]:
+        """The card after answering `rating` at `now`, and fsrs's review log."""
+        return self._engine.review_card(
+            card, Rating(rating), review_datetime=ensure_utc(now), review_duration=duration_ms
+        )
+
+    def preview(self, card: fsrs.Card, *, now: datetime) -> dict[Rating, timedelta]:
+        """The next interval for each rating (unfuzzed), without changing `card`."""
+        now = ensure_utc(now)
+        return {
+            rating: self._exact.review_card(card, rating, review_datetime=now)[0].due - now
+            for rating in Rating
+        }
+
+    def retrievability(self, card: fsrs.Card, *, now: datetime) -> float:
+        """Predicted probability of recall at `now` (0 for a card never reviewed)."""
+        return float(self._exact.get_card_retrievability(card, current_datetime=ensure_utc(now)))

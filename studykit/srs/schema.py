@@ -1,0 +1,85 @@
+"""The database schema: numbered migrations, each run in one transaction with its version bump."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "check_migrations"]
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One schema step: its statements run in one transaction with the version bump."""
+
+    version: int
+    summary: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "card state, review log, experiment cache",
+        (
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            # key = card_key(deck_id, card_id). Rows outlive their YAML card, so a card
+            # that is removed and comes back finds its history again.
+            """CREATE TABLE card_state (
+                key INTEGER PRIMARY KEY,
+                deck_id TEXT NOT NULL,
+                card_id TEXT NOT NULL,
+                state INTEGER CHECK (state IN (1, 2, 3)),
+                step INTEGER,
+                stability REAL,
+                difficulty REAL,
+                due_us INTEGER,
+                last_review_us INTEGER,
+                reps INTEGER NOT NULL DEFAULT 0,
+                lapses INTEGER NOT NULL DEFAULT 0,
+                suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
+                leech INTEGER NOT NULL DEFAULT 0 CHECK (leech IN (0, 1)),
+                buried_until_us INTEGER,
+                introduced_at_us INTEGER,
+                UNIQUE (deck_id, card_id)
+            )""",
+            "CREATE INDEX card_state_due ON card_state (deck_id, state, due_us)",
+            """CREATE TABLE review_log (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                key INTEGER NOT NULL REFERENCES card_state (key),
+                deck_id TEXT NOT NULL,
+                card_id TEXT NOT NULL,
+                rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+                reviewed_at_us INTEGER NOT NULL,
+                duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),
+                state_before INTEGER,
+                state_after INTEGER NOT NULL,
+                before_json TEXT NOT NULL,
+                after_json TEXT NOT NULL,
+                variant_seed INTEGER
+            )""",
+            "CREATE INDEX review_log_time ON review_log (reviewed_at_us)",
+            "CREATE INDEX review_log_key ON review_log (key, reviewed_at_us)",
+            """CREATE TABLE experiment_cache (
+                id INTEGER PRIMARY KEY,
+                name TEXT NOT NULL,
+                params_json TEXT NOT NULL,
+                seed INTEGER NOT NULL,
+                device TEXT NOT NULL,
+                torch_version TEXT NOT NULL,
+                result_json TEXT NOT NULL,
+                created_at_us INTEGER NOT NULL,
+                UNIQUE (name, params_json, seed, device, torch_version)
+            )""",
+        ),
+    ),
+)
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+def check_migrations(migrations: Sequence[Migration]) -> int:
+    """The last version of a migration list numbered 1, 2, 3, ... (ValueError otherwise)."""
+    versions = [m.version for m in migrations]
+    if not versions or versions != list(range(1, len(versions) + 1)):
+        raise ValueError(f"migrations must be numbered 1, 2, 3, ...; got {versions}")
+    return versions[-1]

@@ -1,0 +1,361 @@
+"""The SQLite study database: one connection, every write one committed transaction."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from fsrs import Rating, State
+
+from studykit.errors import StudykitError
+from studykit.srs.records import (
+    ANSWER_COLUMNS,
+    STATE_COLUMNS,
+    Answer,
+    CardState,
+    DayCount,
+    from_us,
+    to_us,
+)
+from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration, check_migrations
+
+__all__ = [
+    "LATEST_VERSION",
+    "MIGRATIONS",
+    "Answer",
+    "CardState",
+    "DayCount",
+    "Migration",
+    "Store",
+    "StoreError",
+    "from_us",
+    "to_us",
+]
+
+BUSY_TIMEOUT_MS = 5000
+_UPSERT_STATE = (
+    f"INSERT OR REPLACE INTO card_state ({', '.join(STATE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in STATE_COLUMNS)})"
+)
+_SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
+_SELECT_ANSWER = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log"
+
+
+class StoreError(StudykitError):
+    """The study database cannot be opened or used; the message says which file and why."""
+
+
+def _read_version(path: Path) -> int:
+    """Schema version of an existing file, read without writing to it."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as error:
+        raise StoreError(f"{path}: cannot open the study database ({error})") from error
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        if not tables:
+            return 0
+        if "meta" not in tables:
+            raise StoreError(f"{path}: not a studykit database (no `meta` table)")
+        row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None or not str(row[0]).isdigit():
+            raise StoreError(f"{path}: not a studykit database (no schema version)")
+        return int(row[0])
+    except sqlite3.DatabaseError as error:
+        raise StoreError(f"{path}: not a readable SQLite database ({error})") from error
+    finally:
+        conn.close()
+
+
+def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    """Copy the database (consistently, through SQLite's backup API) next to it."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    target = path.with_name(f"{path.name}.v{version}-{stamp}.bak")
+    counter = 1
+    while target.exists():
+        counter += 1
+        target = path.with_name(f"{path.name}.v{version}-{stamp}-{counter}.bak")
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+class Store:
+    """The study database. Use `Store.open(path)`; close it (or use `with`)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, version: int) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+        self.schema_version = version
+        self.backup_path: Path | None = None
+
+    @classmethod
+    def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Store:
+        """Open (creating or migrating) the database at `path`; a newer schema is refused."""
+        path = Path(path)
+        latest = check_migrations(migrations)
+        version = _read_version(path) if path.exists() and path.stat().st_size > 0 else 0
+        if version > latest:
+            raise StoreError(
+                f"{path} was written by a newer studykit (schema version {version}; this "
+                f"version understands up to {latest}). Upgrade studykit; the file was not changed."
+            )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"{path}: cannot open the study database ({error})") from error
+        store = cls(conn, path, version=version)
+        try:
+            store._configure()
+            if version < latest:
+                if version > 0:
+                    store.backup_path = _backup(conn, path, version)
+                store._migrate(migrations, version)
+        except sqlite3.Error as error:
+            conn.close()
+            raise StoreError(f"{path}: cannot prepare the study database ({error})") from error
+        except BaseException:
+            conn.close()
+            raise
+        return store
+
+    def _configure(self) -> None:
+        conn = self._conn
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA journal_mode = WAL")
+        # FULL, not NORMAL: in WAL mode NORMAL may lose the last commits on power loss or an
+        # OS crash; FULL syncs the WAL on every commit, so a rating survives once answer()
+        # returns. The cost is one fsync per answer, which is human-paced.
+        conn.execute("PRAGMA synchronous = FULL")
+
+    def _migrate(self, migrations: Sequence[Migration], current: int) -> None:
+        for migration in migrations:
+            if migration.version <= current:
+                continue
+            try:
+                with self._transaction() as conn:
+                    for statement in migration.statements:
+                        conn.execute(statement)
+                    conn.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                        (str(migration.version),),
+                    )
+            except StoreError as error:
+                kept = f"; a copy from before is at {self.backup_path}" if self.backup_path else ""
+                raise StoreError(
+                    f"{self.path}: cannot upgrade to schema version {migration.version} "
+                    f"({error.__cause__}); it stays at version {self.schema_version}{kept}"
+                ) from error
+            self.schema_version = migration.version
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), holding the lock."""
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise StoreError(f"{self.path}: could not save ({error})") from error
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as error:
+                raise StoreError(f"{self.path}: could not read ({error})") from error
+
+    # -- card state ----------------------------------------------------------------------
+
+    def load_states(self) -> list[CardState]:
+        """Every stored card state (including cards no longer in the YAML)."""
+        return [CardState.from_row(row) for row in self._query(_SELECT_STATE)]
+
+    def queue_rows(self) -> list[tuple[Any, ...]]:
+        """(deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us) per row."""
+        # Plain columns, no datetime objects: loading 100,000 of these must stay cheap.
+        return self._query(
+            "SELECT deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us "
+            "FROM card_state"
+        )
+
+    def get_state(self, key: int) -> CardState | None:
+        """The stored state of one card, if it has one."""
+        rows = self._query(f"{_SELECT_STATE} WHERE key = ?", (key,))
+        return CardState.from_row(rows[0]) if rows else None
+
+    def put_state(self, state: CardState) -> None:
+        """Insert or replace one card's state (bury, suspend), committed."""
+        self.put_states((state,))
+
+    def put_states(self, states: Iterable[CardState]) -> None:
+        """Insert or replace many card states in one committed transaction."""
+        with self._transaction() as conn:
+            conn.executemany(_UPSERT_STATE, (state.to_row() for state in states))
+
+    # -- review log ----------------------------------------------------------------------
+
+    def record_answer(
+        self,
+        before: CardState,
+        after: CardState,
+        *,
+        rating: Rating,
+        reviewed_at: datetime,
+        duration_ms: int,
+        variant_seed: int | None = None,
+    ) -> int:
+        """Write the new state and its log row in ONE committed transaction; the log id."""
+        if before.key != after.key:
+            raise ValueError("before and after belong to different cards")
+        if after.state is None:
+            raise ValueError("an answered card cannot be new")
+        with self._transaction() as conn:
+            conn.execute(_UPSERT_STATE, after.to_row())
+            cursor = conn.execute(
+                "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+                "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    after.key,
+                    after.deck_id,
+                    after.card_id,
+                    int(rating),
+                    to_us(reviewed_at),
+                    max(0, int(duration_ms)),
+                    None if before.state is None else int(before.state),
+                    int(after.state),
+                    before.to_json(),
+                    after.to_json(),
+                    variant_seed,
+                ),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def last_answer(self) -> Answer | None:
+        """The most recent review-log row."""
+        rows = self._query(f"{_SELECT_ANSWER} ORDER BY id DESC LIMIT 1")
+        return Answer.from_row(rows[0]) if rows else None
+
+    def history(self, key: int) -> list[Answer]:
+        """Every logged answer of one card, oldest first."""
+        rows = self._query(f"{_SELECT_ANSWER} WHERE key = ? ORDER BY id", (key,))
+        return [Answer.from_row(row) for row in rows]
+
+    def undo_answer(self, answer_id: int, restored: CardState) -> None:
+        """Delete a log row and write the restored state, in one committed transaction."""
+        with self._transaction() as conn:
+            deleted = conn.execute("DELETE FROM review_log WHERE id = ?", (answer_id,))
+            if deleted.rowcount != 1:
+                raise StoreError(f"{self.path}: review {answer_id} is no longer in the log")
+            conn.execute(_UPSERT_STATE, restored.to_row())
+
+    def day_counts(self, since: datetime) -> dict[str, DayCount]:
+        """Per deck: answers, first answers of new cards, and answers of review cards."""
+        rows = self._query(
+            "SELECT deck_id, count(*), sum(state_before IS NULL), sum(state_before IS ?) "
+            "FROM review_log WHERE reviewed_at_us >= ? GROUP BY deck_id",
+            (int(State.Review), to_us(since)),
+        )
+        return {deck: DayCount(answers, new, reviews) for deck, answers, new, reviews in rows}
+
+    def answer_times(self, since: datetime) -> list[int]:
+        """Times (epoch microseconds, ascending) of every answer at or after `since`."""
+        rows = self._query(
+            "SELECT reviewed_at_us FROM review_log WHERE reviewed_at_us >= ? "
+            "ORDER BY reviewed_at_us",
+            (to_us(since),),
+        )
+        return [row[0] for row in rows]
+
+    def review_outcomes(self, since: datetime) -> tuple[int, int]:
+        """(answers of review-state cards, of which not Again) at or after `since`."""
+        rows = self._query(
+            "SELECT count(*), coalesce(sum(rating != ?), 0) FROM review_log "
+            "WHERE reviewed_at_us >= ? AND state_before = ?",
+            (int(Rating.Again), to_us(since), int(State.Review)),
+        )
+        total, passed = rows[0]
+        return int(total), int(passed)
+
+    # -- experiment cache ----------------------------------------------------------------
+
+    def put_experiment_result(
+        self,
+        *,
+        name: str,
+        params: dict[str, Any],
+        seed: int,
+        device: str,
+        torch_version: str,
+        result: dict[str, Any],
+        created_at: datetime,
+    ) -> None:
+        """Cache one experiment result (replacing an older one with the same inputs)."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO experiment_cache (name, params_json, seed, device, "
+                "torch_version, result_json, created_at_us) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    json.dumps(params, sort_keys=True),
+                    seed,
+                    device,
+                    torch_version,
+                    json.dumps(result, sort_keys=True),
+                    to_us(created_at),
+                ),
+            )
+
+    def experiment_result(
+        self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
+    ) -> dict[str, Any] | None:
+        """A cached result for exactly these inputs, if any."""
+        rows = self._query(
+            "SELECT result_json FROM experiment_cache WHERE name = ? AND params_json = ? "
+            "AND seed = ? AND device = ? AND torch_version = ?",
+            (name, json.dumps(params, sort_keys=True), seed, device, torch_version),
+        )
+        if not rows:
+            return None
+        result: dict[str, Any] = json.loads(rows[0][0])
+        return result
+
+    # -- lifetime ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,239 @@
+"""The Textual app, built by `make_app` for the command line and the tests alike."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import UTC, date, datetime
+from typing import ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from studykit.config import Settings
+from studykit.session import StudySession
+from studykit.tui.guard import describe_error
+from studykit.tui.messages import (
+    HomeRequested,
+    NotesRequested,
+    ReloadRequested,
+    ReviewFinished,
+    ReviewRequested,
+    ReviewScope,
+    StatsRequested,
+)
+from studykit.tui.screens.error import ErrorScreen
+from studykit.tui.screens.finish import FinishScreen
+from studykit.tui.screens.home import HomeScreen
+from studykit.tui.screens.loading import LoadingScreen
+from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.screens.review import ReviewScreen
+from studykit.tui.screens.stats import StatsScreen
+
+START_SCREENS = ("home", "review", "stats")
+OPEN_WORKER = "open-session"
+
+
+class StudykitApp(App[None]):
+    """Decks, review, notes and stats over one `StudySession`."""
+
+    CSS_PATH = "studykit.tcss"
+    TITLE = "studykit"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        session: StudySession | None = None,
+        start: str = "home",
+        deck_id: str | None = None,
+        opener: Callable[[Settings], StudySession] | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.session = session
+        self.start = start
+        self.deck_id = deck_id
+        self._opener = opener or StudySession.open
+        self._owns_session = session is None
+
+    # -- session -------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.session is None:
+            self.push_screen(LoadingScreen())
+            self.open_session()
+        else:
+            self._show_start(self.session)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="session", name=OPEN_WORKER)
+    def open_session(self) -> StudySession:
+        """Load the content and open the database, off the UI thread."""
+        return self._opener(self.settings)
+
+    async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place a worker's failure becomes a message on screen."""
+        worker = event.worker
+        if event.state == WorkerState.ERROR:
+            self.show_failure(worker.error)
+        elif event.state == WorkerState.SUCCESS and worker.name == OPEN_WORKER:
+            result = worker.result
+            if isinstance(result, StudySession):
+                await self._session_opened(result)
+
+    def show_failure(self, error: BaseException | None) -> None:
+        """Say what went wrong: on the loading screen if we never opened, else in a dialog."""
+        message = describe_error(error) if error is not None else "Unknown error."
+        home = self._home()
+        if home is not None:
+            home.query_one("#decks").loading = False
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.show_error(message)
+        else:
+            self.push_screen(ErrorScreen("Something went wrong", message))
+
+    async def _session_opened(self, session: StudySession) -> None:
+        # Screens above home hold the old session, which is about to close.
+        home = await self._back_to_home()
+        old, self.session = self.session, session
+        if old is not None and old is not session and self._owns_session:
+            old.close()
+        self._owns_session = True
+        if home is None:
+            self._show_start(session)
+            return
+        home.set_session(session)
+        library = session.library
+        self.notify(f"Reloaded {len(library.decks)} deck(s), {len(library.notes)} note(s).")
+
+    def _show_start(self, session: StudySession) -> None:
+        home = HomeScreen(session)
+        if isinstance(self.screen, LoadingScreen):
+            self.switch_screen(home)
+        else:
+            self.push_screen(home)
+        if self.start == "review":
+            deck_ids = None if self.deck_id is None else (self.deck_id,)
+            if self.deck_id is not None and self.deck_id not in session.library.decks:
+                known = ", ".join(session.library.decks) or "none"
+                self.notify(f"Unknown deck {self.deck_id!r}; known: {known}", severity="error")
+                return
+            title = session.library.decks[self.deck_id].name if self.deck_id else "All decks"
+            self.push_screen(ReviewScreen(session, ReviewScope(title, deck_ids)))
+        elif self.start == "stats":
+            self.push_screen(StatsScreen(session, today=self.today))
+
+    def on_unmount(self) -> None:
+        if self.session is not None and self._owns_session:
+            self.session.close()
+
+    # -- time ----------------------------------------------------------------
+
+    def now(self) -> datetime:
+        """The session's clock (a fake one in tests)."""
+        if self.session is None:
+            return datetime.now(UTC)
+        return self.session.now()
+
+    def today(self) -> date:
+        """The study day, which starts at the rollover hour as in Anki."""
+        if self.session is None:
+            return self.now().astimezone().date()
+        return self.session.study_day(self.now())
+
+    # -- navigation ----------------------------------------------------------
+
+    def _home(self) -> HomeScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
+
+    async def _back_to_home(self) -> HomeScreen | None:
+        home = self._home()
+        if home is None:
+            return None
+        while self.screen is not home:
+            await self.pop_screen()
+        return home
+
+    async def on_home_requested(self, message: HomeRequested) -> None:
+        await self._back_to_home()
+
+    async def on_review_requested(self, message: ReviewRequested) -> None:
+        session = self.session
+        if session is None:
+            return
+        await self._back_to_home()
+        await self.push_screen(ReviewScreen(session, message.scope, first=message.first))
+
+    async def on_review_finished(self, message: ReviewFinished) -> None:
+        session = self.session
+        if session is None or not isinstance(self.screen, ReviewScreen):
+            return
+        await self.switch_screen(FinishScreen(session, message.scope, now=self.now))
+
+    def on_notes_requested(self, message: NotesRequested) -> None:
+        session = self.session
+        note = session.library.notes.get(message.note_id) if session else None
+        if note is None:
+            self.notify(f"No note {message.note_id!r}.", severity="warning")
+            return
+        self.push_screen(NotesScreen(note, section_id=message.section_id))
+
+    def on_stats_requested(self, message: StatsRequested) -> None:
+        if self.session is not None:
+            self.push_screen(StatsScreen(self.session, today=self.today))
+
+    def on_reload_requested(self, message: ReloadRequested) -> None:
+        home = self._home()
+        if home is not None:
+            home.query_one("#decks").loading = True
+        self.open_session()
+
+    # -- command palette -----------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        if self.session is None:
+            return
+        yield SystemCommand(
+            "Home", "Go to the deck list", lambda: self.post_message(HomeRequested())
+        )
+        yield SystemCommand(
+            "Notes", "Read the note of the deck or card in view", self.action_open_notes
+        )
+        yield SystemCommand(
+            "Stats", "Reviews, retention, forecast", lambda: self.post_message(StatsRequested())
+        )
+        yield SystemCommand(
+            "Reload", "Reload the content files", lambda: self.post_message(ReloadRequested())
+        )
+
+    def action_open_notes(self) -> None:
+        """Open the note of the highlighted deck (home) or card (review)."""
+        screen = self.screen
+        if isinstance(screen, HomeScreen | ReviewScreen):
+            screen.action_notes()
+            return
+        session = self.session
+        if session is not None and session.library.notes:
+            self.post_message(NotesRequested(next(iter(session.library.notes))))
+
+
+def make_app(
+    settings: Settings,
+    *,
+    session: StudySession | None = None,
+    start: str = "home",
+    deck_id: str | None = None,
+) -> StudykitApp:
+    """The app on `settings`; with no `session`, one is opened in a thread worker."""
+    if start not in START_SCREENS:
+        raise ValueError(f"start must be one of {', '.join(START_SCREENS)}, not {start!r}")
+    return StudykitApp(settings, session=session, start=start, deck_id=deck_id)
+
+
+__all__ = ["START_SCREENS", "StudykitApp", "make_app"]

@@ -1,0 +1,35 @@
+"""What the review screen shows of a card: markdown for its front and back."""
+
+from __future__ import annotations
+
+import re
+
+from studykit.mathtext import markdown_to_terminal
+from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card
+
+
+def _hidden(match: re.Match[str]) -> str:
+    hint = match.group(3)
+    return f"**[{hint}]**" if hint else "**[...]**"
+
+
+def _shown(match: re.Match[str]) -> str:
+    return f"**{match.group(2)}**"
+
+
+def front_markdown(card: Card) -> str:
+    """The question; cloze deletions become `[...]` (or `[hint]`)."""
+    text = CLOZE_PATTERN.sub(_hidden, card.front) if card.kind == "cloze" else card.front
+    return markdown_to_terminal(text)
+
+
+def back_markdown(card: Card) -> str:
+    """The answer; a cloze card shows its text filled in, then any extra `back`."""
+    parts: list[str] = []
+    if card.kind == "cloze":
+        parts.append(CLOZE_PATTERN.sub(_shown, card.front))
+    if card.back and card.back.strip():
+        parts.append(card.back)
+    elif card.kind in COMPUTED_KINDS and card.answer:
+        parts.append(f"Answer: `{card.answer}`")
+    return markdown_to_terminal("\n\n".join(parts))

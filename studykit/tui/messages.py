@@ -1,0 +1,57 @@
+"""Messages the screens post up to the app, which owns navigation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from studykit.session import StudyCard
+
+
+@dataclass(frozen=True)
+class ReviewScope:
+    """Which decks a review covers: `deck_ids=None` means every deck."""
+
+    title: str
+    deck_ids: tuple[str, ...] | None = None
+
+
+class ReviewRequested(Message):
+    """Start reviewing the decks in `scope`, with `first` shown first (after an undo)."""
+
+    def __init__(self, scope: ReviewScope, *, first: StudyCard | None = None) -> None:
+        super().__init__()
+        self.scope = scope
+        self.first = first
+
+
+class ReviewFinished(Message):
+    """Nothing is left to study today in `scope`."""
+
+    def __init__(self, scope: ReviewScope) -> None:
+        super().__init__()
+        self.scope = scope
+
+
+class NotesRequested(Message):
+    """Open a note, scrolled to a section when one is given."""
+
+    def __init__(self, note_id: str, section_id: str | None = None) -> None:
+        super().__init__()
+        self.note_id = note_id
+        self.section_id = section_id
+
+
+class StatsRequested(Message):
+    """Open the statistics screen."""
+
+
+class HomeRequested(Message):
+    """Go back to the deck list."""
+
+
+class ReloadRequested(Message):
+    """Reload the content files and reopen the study session."""

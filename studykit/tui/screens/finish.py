@@ -1,0 +1,87 @@
+"""Finish: nothing left to study today in this scope; says when the next card is due."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from studykit.session import StudySession
+from studykit.tui.format import format_local, format_until
+from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
+from studykit.tui.widgets.title_bar import TitleBar
+
+
+def next_due_in(session: StudySession, scope: ReviewScope) -> datetime | None:
+    """The earliest future due time over the decks of `scope`."""
+    if scope.deck_ids is None:
+        return session.next_due(None)
+    times = [t for d in scope.deck_ids if (t := session.next_due(d)) is not None]
+    return min(times, default=None)
+
+
+def next_due_text(due: datetime | None, now: datetime) -> str:
+    """`The next card is due Tue 12 May 14:20 (in 3h 20m).` or that none is scheduled."""
+    if due is None:
+        return "No cards are scheduled in these decks."
+    return f"The next card is due {format_local(due)} ({format_until(due - now)})."
+
+
+class FinishScreen(Screen[None]):
+    """Shown when the review queue is empty."""
+
+    SUB_TITLE = "Done for now"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "home", "Home"),
+        Binding("enter", "home", "Home", show=False),
+        Binding("h", "home", "Home", show=False),
+        Binding("r", "again", "Study again"),
+        Binding("u", "undo", "Undo"),
+    ]
+
+    def __init__(
+        self, session: StudySession, scope: ReviewScope, *, now: Callable[[], datetime]
+    ) -> None:
+        super().__init__(id="finish")
+        self.session = session
+        self.scope = scope
+        self._now = now
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Center(), Vertical(id="finish-box"):
+            yield Static("Congratulations!", id="finish-title")
+            yield Static(
+                f"You have finished {self.scope.title} for now.", id="finish-scope", markup=False
+            )
+            yield Static("", id="next-due", markup=False)
+            yield Static("Press escape to go back to your decks.", id="finish-hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.update_next_due()
+
+    def update_next_due(self) -> None:
+        """Ask the session again when the next card is due."""
+        due = next_due_in(self.session, self.scope)
+        self.query_one("#next-due", Static).update(next_due_text(due, self._now()))
+
+    def action_home(self) -> None:
+        self.post_message(HomeRequested())
+
+    def action_again(self) -> None:
+        self.post_message(ReviewRequested(self.scope))
+
+    def action_undo(self) -> None:
+        card = self.session.undo()
+        if card is None:
+            self.notify("Nothing to undo.")
+            return
+        self.post_message(ReviewRequested(self.scope, first=card))

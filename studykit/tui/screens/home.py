@@ -1,0 +1,162 @@
+"""Home: the deck tree with today's counts, and the files that failed to load."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static, Tree
+
+from studykit.session import DeckCounts, StudySession
+from studykit.tui.guard import shown_on_screen
+from studykit.tui.messages import (
+    NotesRequested,
+    ReloadRequested,
+    ReviewRequested,
+    ReviewScope,
+    StatsRequested,
+)
+from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
+from studykit.tui.widgets.title_bar import TitleBar
+
+
+def plural(count: int, word: str) -> str:
+    """`1 file`, `2 files`."""
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+class HomeScreen(Screen[None]):
+    """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
+
+    SUB_TITLE = "Decks"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "review", "Review", show=False),
+        Binding("n", "notes", "Notes"),
+        Binding("s", "stats", "Stats"),
+        Binding("r", "reload", "Reload"),
+    ]
+
+    def __init__(self, session: StudySession) -> None:
+        super().__init__(id="home")
+        self.session = session
+        self._counts: dict[str, DeckCounts] = {}
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Vertical(id="home-body"):
+            yield Static("", id="deck-columns", markup=False)
+            yield DeckTree(id="decks")
+            yield Static("", id="deck-info", markup=False)
+            yield Static("", id="no-decks", markup=False)
+        with Vertical(id="problems-box"), VerticalScroll(id="problems"):
+            yield Static("", id="problems-text", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_decks()
+        self.query_one(DeckTree).focus()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_decks()
+
+    def on_resize(self) -> None:
+        self.query_one("#deck-columns", Static).update(self._aligned_titles())
+
+    def _aligned_titles(self) -> str:
+        tree = self.query_one(DeckTree)
+        width = tree.scrollable_content_region.width or 80
+        counts = "".join(f"{title:>{COUNT_WIDTH}}" for title in ("New", "Learn", "Due"))
+        return "Deck".ljust(max(8, width - len(counts) - 1)) + counts
+
+    def set_session(self, session: StudySession) -> None:
+        """Show a new session's decks (after a reload)."""
+        self.session = session
+        self.refresh_decks()
+
+    def refresh_decks(self) -> None:
+        """Re-read counts and problems from the session."""
+        with shown_on_screen(self, "Could not count your cards"):
+            counts = self.session.deck_counts()
+            self._counts = {c.deck_id: c for c in counts}
+            self._show(build_deck_groups(counts))
+
+    def _show(self, groups: list[DeckGroup]) -> None:
+        tree = self.query_one(DeckTree)
+        tree.loading = False
+        tree.set_groups(groups)
+        self.call_after_refresh(self._update_info)
+        self.query_one("#deck-columns", Static).update(self._aligned_titles())
+        empty = self.query_one("#no-decks", Static)
+        empty.display = not groups
+        empty.update(
+            f"No decks found under {self.session.settings.root}/decks. "
+            "Add a deck YAML file there, then press r to reload."
+        )
+        problems = self.session.library.problems
+        box = self.query_one("#problems", VerticalScroll)
+        box.display = bool(problems)
+        files = len({p.path for p in problems})
+        heading = f"Not loaded — {plural(len(problems), 'problem')} in {plural(files, 'file')}:"
+        lines = [heading, *(str(p) for p in problems)]
+        self.query_one("#problems-text", Static).update("\n".join(lines))
+
+    def _highlighted(self) -> DeckGroup | None:
+        node = self.query_one(DeckTree).cursor_node
+        return node.data if node is not None else None
+
+    def _scope(self, group: DeckGroup) -> ReviewScope:
+        return ReviewScope(title=group.full_name, deck_ids=group.deck_ids)
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[DeckGroup]) -> None:
+        self._update_info()
+
+    def _update_info(self) -> None:
+        group = self._highlighted()
+        self.query_one("#deck-info", Static).update(self._info(group) if group else "")
+
+    def _info(self, group: DeckGroup) -> str:
+        """A line about the highlighted deck: description, size, suspended cards."""
+        counts = [self._counts[d] for d in group.deck_ids if d in self._counts]
+        total = sum(c.total for c in counts)
+        suspended = sum(c.suspended for c in counts)
+        parts = [plural(total, "card")]
+        if len(counts) > 1:
+            parts.insert(0, plural(len(counts), "deck"))
+        if suspended:
+            parts.append(f"{suspended} suspended")
+        deck = self.session.library.decks.get(group.deck_id or "")
+        if deck is not None and deck.description.strip():
+            parts.insert(0, deck.description.strip())
+        return " · ".join(parts)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[DeckGroup]) -> None:
+        event.stop()
+        if event.node.data is not None:
+            self.post_message(ReviewRequested(self._scope(event.node.data)))
+
+    def action_review(self) -> None:
+        group = self._highlighted()
+        if group is None:
+            self.post_message(ReviewRequested(ReviewScope(title="All decks")))
+        else:
+            self.post_message(ReviewRequested(self._scope(group)))
+
+    def action_notes(self) -> None:
+        group = self._highlighted()
+        library = self.session.library
+        for deck_id in group.deck_ids if group else tuple(library.decks):
+            note = library.note_for(library.decks[deck_id])
+            if note is not None:
+                self.post_message(NotesRequested(note.id))
+                return
+        self.notify("This deck has no note.", severity="warning")
+
+    def action_stats(self) -> None:
+        self.post_message(StatsRequested())
+
+    def action_reload(self) -> None:
+        self.post_message(ReloadRequested())

@@ -1,0 +1,64 @@
+"""Shown while the study session opens; shows why when it cannot."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, LoadingIndicator, Static
+
+from studykit.tui.messages import ReloadRequested
+from studykit.tui.widgets.title_bar import TitleBar
+
+
+class LoadingScreen(Screen[None]):
+    """A loading indicator, replaced by an error message if opening fails."""
+
+    SUB_TITLE = "Loading"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "retry", "Retry"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(id="loading")
+        self.failed = False
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Center(), Vertical(id="loading-box"):
+            yield Static("Loading your decks…", id="loading-text")
+            yield LoadingIndicator(id="loading-indicator")
+            yield Static("", id="loading-error", markup=False)
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return self.failed
+        return True
+
+    def show_error(self, message: str) -> None:
+        """Replace the indicator with what went wrong."""
+        self.failed = True
+        self.query_one("#loading-text", Static).update("Could not open your study data.")
+        self.query_one("#loading-indicator").display = False
+        error = self.query_one("#loading-error", Static)
+        error.update(f"{message}\n\nPress r to retry or q to quit.")
+        error.display = True
+        self.refresh_bindings()
+
+    def show_loading(self) -> None:
+        """Back to the indicator (on retry)."""
+        self.failed = False
+        self.query_one("#loading-text", Static).update("Loading your decks…")
+        self.query_one("#loading-indicator").display = True
+        self.query_one("#loading-error", Static).display = False
+        self.refresh_bindings()
+
+    def action_retry(self) -> None:
+        if self.failed:
+            self.show_loading()
+            self.post_message(ReloadRequested())

@@ -1,0 +1,104 @@
+"""Notes: a note's sections as markdown, with a section list on the left to jump."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from studykit.mathtext import markdown_to_terminal
+from studykit.model import Note, Section
+from studykit.tui.widgets.title_bar import TitleBar
+
+
+def section_widget_id(section_id: str) -> str:
+    """Widget id of a section (section ids may start with a digit; widget ids may not)."""
+    return f"section-{section_id}"
+
+
+class SectionView(Vertical):
+    """A section's title and its body, rendered from markdown with maths as Unicode."""
+
+    def __init__(self, number: int, section: Section) -> None:
+        super().__init__(id=section_widget_id(section.id), classes="section")
+        self.number = number
+        self.section = section
+        self.markdown = markdown_to_terminal(section.body)
+
+    def compose(self) -> ComposeResult:
+        yield Static(f"{self.number}. {self.section.title}", classes="section-title", markup=False)
+        # Rich's markdown is one renderable: a long note shows at once, where a widget per
+        # block (textual's Markdown) takes seconds to lay out.
+        yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
+
+
+class NotesScreen(Screen[None]):
+    """Read a note; opened from home (the deck's note) or review (the card's source section)."""
+
+    SUB_TITLE = "Notes"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("tab", "app.focus_next", "Switch pane", show=False),
+    ]
+
+    def __init__(self, note: Note, *, section_id: str | None = None) -> None:
+        super().__init__(id="notes")
+        self.sub_title = note.title
+        self.note = note
+        self.section_id = section_id if note.section(section_id or "") else None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="notes-body"):
+            yield OptionList(
+                *(
+                    Option(f"{i}. {section.title}", id=section.id)
+                    for i, section in enumerate(self.note.sections, start=1)
+                ),
+                id="sections",
+            )
+            with VerticalScroll(id="note-text"):
+                number = f"{self.note.number} " if self.note.number else ""
+                yield Static(f"{number}{self.note.title}", id="note-title", markup=False)
+                if self.note.path:
+                    yield Static(" › ".join(self.note.path), id="note-path", markup=False)
+                for i, section in enumerate(self.note.sections, start=1):
+                    yield SectionView(i, section)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        sections = self.query_one("#sections", OptionList)
+        sections.focus()
+        if self.section_id is not None:
+            sections.highlighted = sections.get_option_index(self.section_id)
+            self.call_after_refresh(self.jump_to, self.section_id)
+        else:
+            self.section_id = self.note.sections[0].id  # stay on the title
+            sections.highlighted = 0
+
+    def jump_to(self, section_id: str) -> None:
+        """Scroll the text so the section's title is at the top."""
+        self.section_id = section_id
+        target = self.query_one(f"#{section_widget_id(section_id)}", SectionView)
+        self.query_one("#note-text", VerticalScroll).scroll_to_widget(
+            target, animate=False, top=True
+        )
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id is not None and event.option.id != self.section_id:
+            self.jump_to(event.option.id)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id is not None:
+            self.jump_to(event.option.id)
+            self.query_one("#note-text", VerticalScroll).focus()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,84 @@
+"""Stats: today's reviews, true retention, a 30-day due forecast and a year of reviews."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from studykit.session import Stats, StudySession
+from studykit.tui.charts import bar_chart_lines, heatmap_lines
+from studykit.tui.guard import shown_on_screen
+from studykit.tui.widgets.title_bar import TitleBar
+
+
+def summary_lines(stats: Stats) -> list[tuple[str, str]]:
+    """Label/value pairs for the numbers at the top of the screen."""
+    retention = "—" if stats.retention_30d is None else f"{stats.retention_30d:.1%}"
+    return [
+        ("Reviews today", str(stats.reviews_today)),
+        ("True retention (30 days)", retention),
+        ("Cards", str(stats.total_cards)),
+        ("New (never studied)", str(stats.new_cards)),
+        ("Suspended", str(stats.suspended)),
+        ("Leeches", str(stats.leeches)),
+    ]
+
+
+class StatsScreen(Screen[None]):
+    """Numbers and charts from `session.stats()`."""
+
+    SUB_TITLE = "Statistics"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("r", "refresh", "Refresh"),
+    ]
+
+    def __init__(self, session: StudySession, *, today: Callable[[], date]) -> None:
+        super().__init__(id="stats")
+        self.session = session
+        self._today = today
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with VerticalScroll(id="stats-body"):
+            with Horizontal(id="summary"):
+                yield Static("", id="summary-labels")
+                yield Static("", id="summary-values")
+            yield Static("Due in the next 30 days", classes="chart-title")
+            yield Static("", id="forecast", classes="chart", markup=False)
+            yield Static("", id="forecast-total")
+            yield Static("Reviews in the last year", classes="chart-title")
+            yield Static("", id="heatmap", classes="chart", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        with shown_on_screen(self, "Could not compute statistics"):
+            self._show(self.session.stats())
+
+    def _show(self, stats: Stats) -> None:
+        pairs = summary_lines(stats)
+        self.query_one("#summary-labels", Static).update("\n".join(k for k, _ in pairs))
+        self.query_one("#summary-values", Static).update("\n".join(v for _, v in pairs))
+        self.query_one("#forecast", Static).update("\n".join(bar_chart_lines(stats.forecast)))
+        week = sum(stats.forecast[1:8])
+        self.query_one("#forecast-total", Static).update(
+            f"Tomorrow: {stats.forecast[1] if len(stats.forecast) > 1 else 0} · "
+            f"next 7 days: {week} · next 30 days: {sum(stats.forecast)}"
+        )
+        self.query_one("#heatmap", Static).update(
+            "\n".join(heatmap_lines(stats.heatmap, self._today()))
+        )
+
+    def action_back(self) -> None:
+        self.dismiss()

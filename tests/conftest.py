@@ -1,0 +1,150 @@
+"""Shared fixtures: a fake clock, settings in tmp_path, small hand-built libraries, sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from studykit.config import Settings, bundled_root
+from studykit.model import Card, Deck, Note, Section
+
+if TYPE_CHECKING:
+    from studykit.loading import Library
+    from studykit.session import StudySession
+
+CLOCK_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+class FakeClock:
+    """A settable UTC clock: call it for "now"; `advance` and `set` move it."""
+
+    def __init__(self, start: datetime = CLOCK_START) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, delta: timedelta) -> datetime:
+        self.now += delta
+        return self.now
+
+    def set(self, moment: datetime) -> datetime:
+        if moment.tzinfo is None:
+            raise ValueError("FakeClock needs an aware datetime")
+        self.now = moment.astimezone(UTC)
+        return self.now
+
+
+@pytest.fixture
+def fixed_clock() -> FakeClock:
+    """A fake clock at 2026-03-02T09:00Z (a Monday)."""
+    return FakeClock()
+
+
+@pytest.fixture
+def tmp_settings(tmp_path: Path) -> Settings:
+    """Settings on the bundled content with the database in tmp_path, fuzz off."""
+    return Settings(root=bundled_root(), data_dir=tmp_path, enable_fuzzing=False)
+
+
+def make_deck(
+    deck_id: str,
+    n_cards: int = 3,
+    *,
+    name: str | None = None,
+    prefix: str | None = None,
+    **fields: Any,
+) -> Deck:
+    """A deck of `n_cards` basic cards with ids `<prefix>-1`, `<prefix>-2`, ..."""
+    prefix = prefix or deck_id
+    cards = tuple(
+        Card(id=f"{prefix}-{i}", front=f"Question {i} of {deck_id}?", back=f"Answer {i}.")
+        for i in range(1, n_cards + 1)
+    )
+    return Deck(id=deck_id, name=name or f"Test::{deck_id}", cards=cards, **fields)
+
+
+def make_library(decks: Sequence[Deck], notes: Sequence[Note] = (), root: Path = Path()) -> Library:
+    """A Library built from model objects, decks sorted by name as the loader does."""
+    from studykit.loading import Library
+
+    ordered = sorted(decks, key=lambda deck: deck.name)
+    return Library(
+        root=root,
+        notes={note.id: note for note in notes},
+        decks={deck.id: deck for deck in ordered},
+        problems=(),
+    )
+
+
+@pytest.fixture
+def small_library() -> Library:
+    """One note and two decks citing it: `alpha` (3 basic cards), `beta` (2 cards, one cloze)."""
+    note = Note(
+        id="demo-note",
+        title="Demo note",
+        path=("Tests",),
+        sections=(
+            Section(id="intro", title="Intro", body="RNNs read tokens one by one."),
+            Section(id="decay", title="Decay", body="$0.95^{295} \\approx 2.7 \\times 10^{-7}$"),
+        ),
+    )
+    alpha = Deck(
+        id="alpha",
+        name="Demo::Alpha",
+        note="demo-note",
+        cards=(
+            Card(id="sequential", front="Why are RNNs slow?", back="Sequential.", source="intro"),
+            Card(id="decay", front="What is 0.95^295?", back="About 2.7e-7.", source="decay"),
+            Card(id="parallel", front="What do transformers parallelise?", back="Tokens."),
+        ),
+    )
+    beta = Deck(
+        id="beta",
+        name="Demo::Beta",
+        note="demo-note",
+        new_per_day=1,
+        cards=(
+            Card(id="gradient", front="Gradients {{c1::vanish}} over long spans.", kind="cloze"),
+            Card(id="context", front="Effective context?", back="About 90 steps.", source="decay"),
+        ),
+    )
+    return make_library([alpha, beta], [note])
+
+
+@pytest.fixture
+def make_session(
+    tmp_settings: Settings, fixed_clock: FakeClock
+) -> Iterator[Callable[..., StudySession]]:
+    """Build sessions on a real SQLite file in tmp_path, fuzz off, clock = `fixed_clock`.
+
+    Call with `library` (required), and optionally `settings`, `tz` (default UTC) or
+    `clock`. Every session is closed at teardown.
+    """
+    from studykit.session import StudySession
+    from studykit.srs.store import Store
+
+    opened: list[StudySession] = []
+
+    def build(
+        library: Library,
+        *,
+        settings: Settings | None = None,
+        tz: tzinfo | None = UTC,
+        clock: Callable[[], datetime] | None = None,
+    ) -> StudySession:
+        settings = settings or tmp_settings
+        store = Store.open(settings.database_path)
+        session = StudySession(
+            library, store, settings, clock=clock or fixed_clock, tz=tz, enable_fuzzing=False
+        )
+        opened.append(session)
+        return session
+
+    yield build
+    for session in opened:
+        session.close()

@@ -1,0 +1,220 @@
+"""The command line as a user runs it: subprocesses, exit codes, stdout/stderr, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import studykit
+
+GOOD_DECK = """\
+id: good
+name: "Demo::Good"
+cards:
+  - id: a
+    front: Question?
+    back: Answer.
+  - id: b
+    front: Another?
+    back: Yes.
+"""
+BAD_DECK = """\
+id: bad
+name: Bad
+cards:
+  - id: a
+    front: Q?
+    bakc: A.
+"""
+
+
+def run(
+    *args: str, data_dir: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
+    environment["STUDYKIT_DATA_DIR"] = str(data_dir)
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "studykit", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    (root / "content").mkdir()
+    (root / "decks" / "good.yaml").write_text(GOOD_DECK)
+    return root
+
+
+def assert_clean(result: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+
+
+def test_help_lists_the_commands(tmp_path: Path) -> None:
+    result = run("--help", data_dir=tmp_path)
+    assert result.returncode == 0
+    for word in ("review", "decks", "--data-dir", "--root", "--version"):
+        assert word in result.stdout
+
+
+def test_version(tmp_path: Path) -> None:
+    result = run("--version", data_dir=tmp_path)
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"studykit {studykit.__version__}"
+
+
+def test_decks_json_is_one_document_with_counts(root: Path, tmp_path: Path) -> None:
+    result = run("--root", str(root), "decks", "--json", data_dir=tmp_path / "data")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["problems"] == []
+    [deck] = document["decks"]
+    assert deck["id"] == "good" and deck["name"] == "Demo::Good"
+    assert (deck["new"], deck["learning"], deck["due"], deck["total"]) == (2, 0, 0, 2)
+    assert (tmp_path / "data" / "studykit.sqlite3").exists()
+
+
+def test_decks_table(root: Path, tmp_path: Path) -> None:
+    result = run("--root", str(root), "decks", data_dir=tmp_path / "data")
+    assert result.returncode == 0
+    header, row = result.stdout.splitlines()
+    assert header.split() == ["ID", "NAME", "NEW", "LEARN", "DUE", "TOTAL"]
+    assert row.split() == ["good", "Demo::Good", "2", "0", "0", "2"]
+
+
+def test_decks_with_a_broken_file_prints_the_good_ones_and_exits_1(
+    root: Path, tmp_path: Path
+) -> None:
+    (root / "decks" / "bad.yaml").write_text(BAD_DECK)
+    result = run("--root", str(root), "decks", "--json", data_dir=tmp_path / "data")
+    assert result.returncode == 1
+    document = json.loads(result.stdout)
+    assert [d["id"] for d in document["decks"]] == ["good"]
+    assert document["problems"][0]["path"] == "decks/bad.yaml"
+    assert "decks/bad.yaml:6:" in result.stderr and "bakc" in result.stderr
+    assert_clean(result)
+
+
+def test_review_of_an_unknown_deck_exits_2_listing_known_ids(root: Path, tmp_path: Path) -> None:
+    result = run("--root", str(root), "review", "--deck", "nope", data_dir=tmp_path / "data")
+    assert result.returncode == 2
+    assert result.stderr.startswith("studykit: error:")
+    assert "nope" in result.stderr and "good" in result.stderr
+    assert_clean(result)
+
+
+def test_a_bad_root_is_a_clear_usage_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run("--root", str(empty), "decks", data_dir=tmp_path / "data")
+    assert result.returncode == 2
+    assert result.stderr.startswith("studykit: error:")
+    assert str(empty) in result.stderr and "content/" in result.stderr
+    assert result.stdout == ""
+    assert_clean(result)
+
+
+def test_a_missing_root_is_a_clear_usage_error(tmp_path: Path) -> None:
+    result = run("--root", str(tmp_path / "nowhere"), "decks", data_dir=tmp_path / "data")
+    assert result.returncode == 2
+    assert "nowhere" in result.stderr
+    assert_clean(result)
+
+
+def test_a_data_dir_that_is_a_file_is_reported(root: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    result = run("--root", str(root), "decks", data_dir=blocked)
+    assert result.returncode == 2
+    assert result.stderr.startswith("studykit: error:") and str(blocked) in result.stderr
+    assert_clean(result)
+
+
+def test_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
+    result = run("frobnicate", data_dir=tmp_path)
+    assert result.returncode == 2
+    assert_clean(result)
+
+
+def python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
+    environment["STUDYKIT_DATA_DIR"] = str(tmp_path / "data")
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_importing_the_cli_stays_light(tmp_path: Path) -> None:
+    result = python(
+        """
+        import sys
+        import studykit.cli
+        heavy = [m for m in ("torch", "sympy", "genanki", "textual") if m in sys.modules]
+        print(",".join(heavy))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == ""
+
+
+def test_help_does_not_import_the_app(tmp_path: Path) -> None:
+    result = python(
+        """
+        import sys
+        from studykit.cli import main
+        try:
+            main(["--help"])
+        except SystemExit:
+            pass
+        heavy = [m for m in ("torch", "sympy", "genanki", "textual") if m in sys.modules]
+        print("HEAVY:" + ",".join(heavy))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
+
+
+def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
+    result = python(
+        """
+        import asyncio, sys
+        from studykit.config import resolve_settings
+        from studykit.tui.app import make_app
+        from studykit.tui.screens.home import HomeScreen
+
+        async def main() -> None:
+            app = make_app(resolve_settings())
+            async with app.run_test(size=(120, 40)) as pilot:
+                for _ in range(500):
+                    await pilot.pause(0.01)
+                    if isinstance(app.screen, HomeScreen):
+                        break
+                assert isinstance(app.screen, HomeScreen), app.screen
+
+        asyncio.run(main())
+        print("HEAVY:" + ",".join(m for m in ("torch", "sympy", "genanki") if m in sys.modules))
+        """,
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "HEAVY:"

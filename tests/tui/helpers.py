@@ -1,0 +1,43 @@
+"""Helpers for Pilot tests: waiting for the app to settle and reading widget text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.text import Text
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from studykit.tui.app import StudykitApp
+
+
+async def settle(pilot: Pilot[None], until: Callable[[], bool], *, steps: int = 200) -> None:
+    """Let the app process messages until `until()` holds (fails the test if it never does)."""
+    for _ in range(steps):
+        await pilot.pause()
+        if until():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the app never reached the expected state")
+
+
+def plain(widget: Static) -> str:
+    """The text a Static was last given, without styles."""
+    content = widget.content
+    if isinstance(content, Text):
+        return content.plain
+    return str(content)
+
+
+def screen_text(app: StudykitApp) -> str:
+    """Everything on screen as plain text (what a user would read)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    """Write a YAML file under `root`, creating folders."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
