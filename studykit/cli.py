@@ -142,6 +142,14 @@ def decks(ctx: click.Context, as_json: bool) -> None:
         raise SystemExit(EXIT_PROBLEM)
 
 
+# Subcommands that live in studykit/commands/ (one module each); each registers itself here.
+# register: check
+# register: quiz
+# register: experiment
+# register: export
+# register: import
+
+
 def _describe(error: BaseException) -> str:
     if isinstance(error, OSError) and error.strerror:
         where = f": {error.filename}" if error.filename else ""
