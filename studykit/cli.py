@@ -143,11 +143,21 @@ def decks(ctx: click.Context, as_json: bool) -> None:
 
 
 # Subcommands that live in studykit/commands/ (one module each); each registers itself here.
-# register: check
-# register: quiz
-# register: experiment
-# register: export
-# register: import
+from studykit.commands.check import check  # noqa: E402
+
+cli.add_command(check)
+from studykit.commands.quiz import quiz  # noqa: E402
+
+cli.add_command(quiz)
+from studykit.commands.experiment import experiment  # noqa: E402
+
+cli.add_command(experiment)
+from studykit.commands.export import export  # noqa: E402
+
+cli.add_command(export)
+from studykit.commands.importing import import_group  # noqa: E402
+
+cli.add_command(import_group)
 
 
 def _describe(error: BaseException) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 from types import TracebackType
-from typing import Concatenate, Literal, ParamSpec, Self, TypeVar
+from typing import Any, Concatenate, Literal, ParamSpec, Self, TypeVar
 
 from studykit.config import Settings
 from studykit.errors import StudykitError
@@ -364,6 +364,30 @@ class StudySession:
     def unsuspend(self, card: StudyCard) -> None:
         """Show a suspended card again (a leech keeps its leech flag)."""
         self._change(card, lambda state: replace(state, suspended=False))
+
+    # -- experiment cache ------------------------------------------------------------------
+
+    @_synchronized
+    def cached_experiment(
+        self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
+    ) -> dict[str, Any] | None:
+        """A cached experiment result (as stored JSON) for exactly these inputs, if any."""
+        return self.store.experiment_result(
+            name=name, params=params, seed=seed, device=device, torch_version=torch_version
+        )
+
+    @_synchronized
+    def store_experiment(self, result: dict[str, Any]) -> None:
+        """Cache an experiment result; its name, params, seed, device and torch version key it."""
+        self.store.put_experiment_result(
+            name=result["name"],
+            params=result["params"],
+            seed=result["seed"],
+            device=result["device"],
+            torch_version=result["torch_version"],
+            result=result,
+            created_at=self.now(),
+        )
 
     # -- statistics ------------------------------------------------------------------------
 

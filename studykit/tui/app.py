@@ -29,11 +29,13 @@ from studykit.tui.screens.finish import FinishScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
 from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.screens.quiz import QuizRequested, QuizScreen
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.screens.stats import StatsScreen
 
-START_SCREENS = ("home", "review", "stats")
+START_SCREENS = ("home", "review", "stats", "quiz")
 OPEN_WORKER = "open-session"
+EXPORT_WORKER = "export-anki"
 
 
 class StudykitApp(App[None]):
@@ -43,6 +45,7 @@ class StudykitApp(App[None]):
     TITLE = "studykit"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
+        Binding("e", "experiments", "Experiments"),
     ]
 
     def __init__(
@@ -53,8 +56,10 @@ class StudykitApp(App[None]):
         start: str = "home",
         deck_id: str | None = None,
         opener: Callable[[Settings], StudySession] | None = None,
+        questions: int = 10,
     ) -> None:
         super().__init__()
+        self.questions = questions  # how many a quiz asks
         self.settings = settings
         self.session = session
         self.start = start
@@ -85,6 +90,8 @@ class StudykitApp(App[None]):
             result = worker.result
             if isinstance(result, StudySession):
                 await self._session_opened(result)
+        elif event.state == WorkerState.SUCCESS and worker.name == EXPORT_WORKER:
+            self._exported(worker.result)
 
     def show_failure(self, error: BaseException | None) -> None:
         """Say what went wrong: on the loading screen if we never opened, else in a dialog."""
@@ -125,6 +132,10 @@ class StudykitApp(App[None]):
                 return
             title = session.library.decks[self.deck_id].name if self.deck_id else "All decks"
             self.push_screen(ReviewScreen(session, ReviewScope(title, deck_ids)))
+        elif self.start == "quiz":
+            deck = session.library.decks.get(self.deck_id) if self.deck_id else None
+            scope = ReviewScope(deck.name, (deck.id,)) if deck else ReviewScope("All decks")
+            self.push_screen(QuizScreen(session, scope, count=self.questions))
         elif self.start == "stats":
             self.push_screen(StatsScreen(session, today=self.today))
 
@@ -183,6 +194,13 @@ class StudykitApp(App[None]):
             return
         self.push_screen(NotesScreen(note, section_id=message.section_id))
 
+    async def on_quiz_requested(self, message: QuizRequested) -> None:
+        session = self.session
+        if session is None:
+            return
+        await self._back_to_home()
+        await self.push_screen(QuizScreen(session, message.scope, count=message.count))
+
     def on_stats_requested(self, message: StatsRequested) -> None:
         if self.session is not None:
             self.push_screen(StatsScreen(self.session, today=self.today))
@@ -192,6 +210,45 @@ class StudykitApp(App[None]):
         if home is not None:
             home.query_one("#decks").loading = True
         self.open_session()
+
+    # -- export --------------------------------------------------------------
+
+    def on_home_screen_export_requested(self, message: HomeScreen.ExportRequested) -> None:
+        if self.session is None:
+            return
+        self.notify(f"Exporting {message.title} to Anki…", timeout=3)
+        self.export_anki(message.title, message.deck_ids, message.stem)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="export", name=EXPORT_WORKER)
+    def export_anki(self, title: str, deck_ids: tuple[str, ...], stem: str) -> object:
+        """Write `<data dir>/exports/<stem>.apkg` off the UI thread: (title, ExportResult)."""
+        from studykit.export import export_anki
+        from studykit.export.ledger import ExportLedger
+
+        session = self.session
+        assert session is not None
+        data_dir = session.settings.data_dir
+        result = export_anki(
+            session.library,
+            data_dir / "exports" / f"{stem}.apkg",
+            deck_ids=deck_ids,
+            ledger=ExportLedger.in_data_dir(data_dir),
+        )
+        return (title, result)
+
+    def _exported(self, outcome: object) -> None:
+        from studykit.export import ExportResult
+
+        if not isinstance(outcome, tuple) or not isinstance(outcome[1], ExportResult):
+            return
+        title, result = outcome
+        lines = [
+            f"Exported {title}: {result.notes} notes, {result.cards} cards.",
+            str(result.path),
+        ]
+        if result.unbaked:
+            lines.append(f"{len(result.unbaked)} computed card(s) as their formula only.")
+        self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------
 
@@ -209,8 +266,25 @@ class StudykitApp(App[None]):
             "Stats", "Reviews, retention, forecast", lambda: self.post_message(StatsRequested())
         )
         yield SystemCommand(
+            "Quiz", f"{self.questions} questions from every deck", self.action_quiz_all
+        )
+        yield SystemCommand(
             "Reload", "Reload the content files", lambda: self.post_message(ReloadRequested())
         )
+        yield SystemCommand(
+            "Experiments", "Run the live PyTorch experiments", self.action_experiments
+        )
+
+    def action_quiz_all(self) -> None:
+        """A quiz over every deck."""
+        self.post_message(QuizRequested(ReviewScope("All decks"), count=self.questions))
+
+    def action_experiments(self) -> None:
+        """Open the Experiments screen (results cached in the session's store)."""
+        from studykit.tui.screens.experiments import ExperimentsScreen
+
+        if self.session is not None and not isinstance(self.screen, ExperimentsScreen):
+            self.push_screen(ExperimentsScreen(self.session))
 
     def action_open_notes(self) -> None:
         """Open the note of the highlighted deck (home) or card (review)."""
@@ -229,11 +303,12 @@ def make_app(
     session: StudySession | None = None,
     start: str = "home",
     deck_id: str | None = None,
+    questions: int = 10,
 ) -> StudykitApp:
     """The app on `settings`; with no `session`, one is opened in a thread worker."""
     if start not in START_SCREENS:
         raise ValueError(f"start must be one of {', '.join(START_SCREENS)}, not {start!r}")
-    return StudykitApp(settings, session=session, start=start, deck_id=deck_id)
+    return StudykitApp(settings, session=session, start=start, deck_id=deck_id, questions=questions)
 
 
 __all__ = ["START_SCREENS", "StudykitApp", "make_app"]

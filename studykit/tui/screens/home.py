@@ -7,9 +7,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 
+from studykit.importers.slugs import slug
 from studykit.session import DeckCounts, StudySession
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (
@@ -37,8 +39,19 @@ class HomeScreen(Screen[None]):
         Binding("enter", "review", "Review", show=False),
         Binding("n", "notes", "Notes"),
         Binding("s", "stats", "Stats"),
+        Binding("z", "quiz", "Quiz"),
         Binding("r", "reload", "Reload"),
+        Binding("x", "export", "Export to Anki"),
     ]
+
+    class ExportRequested(Message):
+        """Export these decks to an Anki package named `stem`.apkg."""
+
+        def __init__(self, title: str, deck_ids: tuple[str, ...], stem: str) -> None:
+            super().__init__()
+            self.title = title
+            self.deck_ids = deck_ids
+            self.stem = stem
 
     def __init__(self, session: StudySession) -> None:
         super().__init__(id="home")
@@ -155,8 +168,24 @@ class HomeScreen(Screen[None]):
                 return
         self.notify("This deck has no note.", severity="warning")
 
+    def action_quiz(self) -> None:
+        """A quiz over the highlighted deck (or every deck)."""
+        from studykit.tui.screens.quiz import QuizRequested
+
+        group = self._highlighted()
+        scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
+        self.post_message(QuizRequested(scope))
+
     def action_stats(self) -> None:
         self.post_message(StatsRequested())
 
     def action_reload(self) -> None:
         self.post_message(ReloadRequested())
+
+    def action_export(self) -> None:
+        group = self._highlighted()
+        if group is None:
+            self.post_message(self.ExportRequested("All decks", (), "studykit"))
+        else:
+            stem = group.deck_id or slug(group.full_name, fallback="decks")
+            self.post_message(self.ExportRequested(group.full_name, group.deck_ids, stem))

@@ -17,6 +17,7 @@ from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.format import format_interval
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import HomeRequested, NotesRequested, ReviewFinished, ReviewScope
+from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.title_bar import TitleBar
 
 RATINGS: tuple[tuple[Rating, str], ...] = (
@@ -94,6 +95,7 @@ class ReviewScreen(Screen[None]):
         yield Static("", id="leech", markup=False)
         with VerticalScroll(id="card"):
             yield Markdown(id="front")
+            yield AnswerPanel(id="answer-panel")
             yield Rule(id="divider")
             yield Markdown(id="back")
         with Horizontal(id="answer-bar"):
@@ -141,7 +143,10 @@ class ReviewScreen(Screen[None]):
         self.card = card
         self._last_deck = card.deck.id
         self.revealed = False
-        await self.query_one("#front", Markdown).update(front_markdown(card.card))
+        panel = self.query_one(AnswerPanel)
+        variant = panel.start(card.card)  # computed cards: a fresh seeded variant, typed answer
+        front = panel.front_markdown() if variant is not None else front_markdown(card.card)
+        await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
         self.set_class(False, "-revealed")
         self.query_one("#review-deck", Static).update(
@@ -152,7 +157,10 @@ class ReviewScreen(Screen[None]):
         leech.update(f"Leech: forgotten {card.lapses} times. Consider rewriting this card.")
         self._update_progress()
         self.query_one("#card", VerticalScroll).scroll_home(animate=False)
-        self.query_one("#show", Button).focus()
+        if variant is not None:
+            panel.focus_input()  # digits and space go into the answer, not to the bindings
+        else:
+            self.query_one("#show", Button).focus()
         self.refresh_bindings()
         self.shown_at = time.monotonic()
 
@@ -178,7 +186,13 @@ class ReviewScreen(Screen[None]):
         with shown_on_screen(self, "Could not show the answer"):
             intervals = self.session.intervals(card)
             self.revealed = True
-            await self.query_one("#back", Markdown).update(back_markdown(card.card))
+            panel = self.query_one(AnswerPanel)
+            if panel.variant is not None:
+                panel.show_solution()
+                back = panel.back_markdown()
+            else:
+                back = back_markdown(card.card)
+            await self.query_one("#back", Markdown).update(back)
             for rating, name in RATINGS:
                 interval = intervals.get(rating)
                 label = name if interval is None else f"{name} · {format_interval(interval)}"
@@ -193,7 +207,8 @@ class ReviewScreen(Screen[None]):
             return
         duration_ms = int((time.monotonic() - self.shown_at) * 1000)
         with shown_on_screen(self, "Your answer was not saved"):
-            self.session.answer(card, Rating(grade), duration_ms=duration_ms)
+            seed = self.query_one(AnswerPanel).seed
+            self.session.answer(card, Rating(grade), duration_ms=duration_ms, variant_seed=seed)
             await self.next_card()
 
     async def action_undo(self) -> None:
@@ -235,6 +250,13 @@ class ReviewScreen(Screen[None]):
 
     def action_home(self) -> None:
         self.post_message(HomeRequested())
+
+    async def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
+        """A typed answer was graded: reveal, and put the proposed rating under enter."""
+        event.stop()
+        await self.action_reveal()
+        if self.revealed:
+            self.query_one(f"#{dict(RATINGS)[event.proposal].lower()}", Button).focus()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

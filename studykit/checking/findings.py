@@ -1,0 +1,96 @@
+"""What a check finds: one problem, located at file:line, and the report of a whole run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ProblemKind = Literal["load", "claim", "card", "experiment"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A problem with one claim or card, before it is given a place."""
+
+    message: str
+    expected: str | None = None
+    computed: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem at file:line (the path as the user can open it)."""
+
+    path: str
+    line: int
+    column: int
+    kind: ProblemKind
+    subject: str | None
+    message: str
+    expected: str | None = None
+    computed: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "load" or self.subject is None:
+            return f"{self.path}:{self.line}:{self.column}: {self.message}"
+        return f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "kind": self.kind,
+            "id": self.subject,
+            "message": self.message,
+            "expected": self.expected,
+            "computed": self.computed,
+        }
+
+
+@dataclass(frozen=True)
+class ExperimentSummary:
+    """What `--run-experiments` did: how many ran, or why none could."""
+
+    ran: int = 0
+    note: str | None = None
+
+
+@dataclass
+class Report:
+    """Everything one `studykit check` found."""
+
+    problems: list[Problem] = field(default_factory=list)
+    claims: int = 0
+    cards: int = 0
+    variants: int = 0
+    unreadable: bool = False
+    experiments: ExperimentSummary | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean, 1 problems found, 2 a file could not be read or is invalid."""
+        if self.unreadable:
+            return 2
+        return 1 if self.problems else 0
+
+    def summary(self) -> str:
+        return (
+            f"{self.claims} claims, {self.cards} cards checked, "
+            f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "ok": not self.problems,
+            "claims": self.claims,
+            "cards": self.cards,
+            "variants": self.variants,
+            "problems": [problem.to_json() for problem in self.problems],
+        }
+        if self.experiments is not None:
+            document["experiments"] = {
+                "ran": self.experiments.ran,
+                "note": self.experiments.note,
+            }
+        return document

@@ -1,0 +1,146 @@
+"""`studykit check`: which files to check, loading them, and checking each claim and card."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from studykit.checking.cards import check_card
+from studykit.checking.claims import check_claim
+from studykit.checking.findings import Finding, Problem, ProblemKind, Report
+from studykit.errors import StudykitError
+from studykit.loading import Library, load_library
+from studykit.model import COMPUTED_KINDS, Origin
+
+FOLDERS = ("content", "decks")
+
+
+class CheckInputError(StudykitError):
+    """A path to check that does not exist or lies outside any content/ or decks/ folder."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """One root to load, and the files under it to report on (None: all of them)."""
+
+    root: Path
+    only: tuple[str, ...] | None
+
+    def covers(self, rel: str) -> bool:
+        if self.only is None:
+            return True
+        return any(rel == part or rel.startswith(part.rstrip("/") + "/") for part in self.only)
+
+
+def _is_root(path: Path) -> bool:
+    return path.is_dir() and any((path / folder).is_dir() for folder in FOLDERS)
+
+
+def _scope_of(path: Path) -> tuple[Path, str | None]:
+    """(root, file or folder relative to it; None for the whole root)."""
+    if not path.exists():
+        raise CheckInputError(f"{path}: no such file or folder")
+    if _is_root(path):
+        return path, None
+    resolved = path.resolve()
+    for parent in resolved.parents:
+        for folder in FOLDERS:
+            if resolved.is_relative_to(parent / folder):
+                return parent, resolved.relative_to(parent).as_posix()
+    raise CheckInputError(
+        f"{path}: not a folder holding content/ or decks/, nor a file or folder inside one"
+    )
+
+
+def scopes(paths: Sequence[Path], default_root: Path) -> list[Scope]:
+    """Group the paths by the root they belong to (the default root when there are none)."""
+    if not paths:
+        if not default_root.is_dir():
+            raise CheckInputError(f"{default_root}: no such folder")
+        return [Scope(default_root, None)]
+    grouped: dict[Path, list[str] | None] = {}
+    for path in paths:
+        root, rel = _scope_of(path)
+        key = root.resolve()
+        if rel is None or grouped.get(key, []) is None:
+            grouped[key] = None
+        else:
+            parts = grouped.setdefault(key, [])
+            assert parts is not None
+            parts.append(rel)
+    return [Scope(root, None if only is None else tuple(only)) for root, only in grouped.items()]
+
+
+def shown_path(root: Path, rel: str) -> str:
+    """The file's path as the user can open it: relative to the working folder when inside."""
+    path = (root / rel).resolve()
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return os.fspath(path)
+
+
+def _problem(
+    root: Path, origin: Origin | None, kind: ProblemKind, subject: str, finding: Finding
+) -> Problem:
+    path = shown_path(root, origin.path) if origin is not None else os.fspath(root)
+    return Problem(
+        path=path,
+        line=origin.line if origin is not None else 0,
+        column=origin.column if origin is not None else 0,
+        kind=kind,
+        subject=subject,
+        message=finding.message,
+        expected=finding.expected,
+        computed=finding.computed,
+    )
+
+
+def check_library(library: Library, scope: Scope, report: Report) -> None:
+    """Add the load problems, claims and computed cards of `scope` to `report`."""
+    root = library.root
+    for load in library.problems:
+        if scope.covers(load.path):
+            report.unreadable = True
+            message = f"{load.message}; {load.hint}" if load.hint else load.message
+            report.problems.append(
+                Problem(shown_path(root, load.path), load.line, load.column, "load", None, message)
+            )
+    for note in library.notes.values():
+        if note.origin is None or not scope.covers(note.origin.path):
+            continue
+        for section in note.sections:
+            for claim in section.claims:
+                report.claims += 1
+                finding = check_claim(claim)
+                if finding is not None:
+                    report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
+    for deck in library.decks.values():
+        if deck.origin is None or not scope.covers(deck.origin.path):
+            continue
+        for card in deck.cards:
+            if card.kind not in COMPUTED_KINDS:
+                continue
+            report.cards += 1
+            findings, tried = check_card(card)
+            report.variants += tried
+            for finding in findings:
+                report.problems.append(_problem(root, card.origin, "card", card.id, finding))
+
+
+def run_check(
+    paths: Sequence[Path], default_root: Path, *, run_experiments: bool = False
+) -> Report:
+    """Check the given files or folders (default: the whole default root)."""
+    report = Report()
+    for scope in scopes(paths, default_root):
+        library = load_library(scope.root)
+        check_library(library, scope, report)
+        if run_experiments:
+            from studykit.checking.experiments import check_experiments
+
+            check_experiments(library, scope, report)
+    report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
+    return report

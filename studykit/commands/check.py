@@ -1,0 +1,54 @@
+"""`studykit check`: verify every claim and computed card in the content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from studykit.commands.support import EXIT_USAGE, fail, settings_from
+
+
+@click.command()
+@click.argument(
+    "paths", nargs=-1, type=click.Path(path_type=Path, exists=False), metavar="[PATH]..."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option(
+    "--run-experiments",
+    is_flag=True,
+    help="Also run each linked experiment that has a closed form and compare.",
+)
+@click.pass_context
+def check(
+    ctx: click.Context, paths: tuple[Path, ...], as_json: bool, run_experiments: bool
+) -> None:
+    """Check the content: schema, references, every claim and every computed card.
+
+    PATH is a root folder (holding content/ and decks/), or a file or folder inside one;
+    the default is the settings root. Numbers in claims are checked with `rel_tol`/`abs_tol`
+    (rel_tol 1e-6 when neither is given), `equals` exactly, identities by sympy. Each
+    computed card's answer must be a finite real for every parameter choice (ranges: the
+    endpoints and grid points).
+
+    Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
+    summary (`N claims, M cards checked, K problems`, M = computed cards). Exit 0 clean,
+    1 problems found, 2 a file could not be read or is invalid.
+    """
+    from studykit.checking import CheckInputError, run_check
+
+    settings = settings_from(ctx)
+    try:
+        report = run_check(list(paths), settings.root, run_experiments=run_experiments)
+    except CheckInputError as error:
+        fail(str(error), EXIT_USAGE)
+    if as_json:
+        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for problem in report.problems:
+            click.echo(str(problem))
+        if report.experiments is not None and report.experiments.note:
+            click.echo(f"experiments: {report.experiments.note}")
+        click.echo(report.summary())
+    raise SystemExit(report.exit_code)

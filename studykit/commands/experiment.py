@@ -1,0 +1,130 @@
+"""`studykit experiment list|run`: the live PyTorch experiments from the command line."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail
+
+if TYPE_CHECKING:
+    from studykit.experiments.base import Experiment, Result
+
+
+@click.group()
+def experiment() -> None:
+    """List and run the live PyTorch experiments."""
+
+
+def _param_json(experiment: Experiment) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": p.name,
+            "type": p.kind,
+            "default": p.default,
+            "range": p.describe_range(),
+            "low": p.low,
+            "high": p.high,
+            "choices": list(p.choices),
+            "aliases": list(p.aliases),
+            "help": p.help,
+        }
+        for p in experiment.params
+    ]
+
+
+@experiment.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def list_experiments(as_json: bool) -> None:
+    """List the experiments and their parameters."""
+    from studykit.experiments.registry import experiments
+
+    found = experiments()
+    if as_json:
+        document = {
+            "experiments": [
+                {"name": e.name, "title": e.title, "summary": e.summary, "params": _param_json(e)}
+                for e in found.values()
+            ]
+        }
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    width = max(len(name) for name in found)
+    for e in found.values():
+        click.echo(f"{e.name:<{width}}  {e.summary}")
+        for p in e.params:
+            also = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
+            click.echo(
+                f"{'':<{width}}    {p.name}={p.default!s:<8} {p.describe_range()}{also} — {p.help}"
+            )
+
+
+@experiment.command("run")
+@click.argument("name")
+@click.option("--set", "assignments", multiple=True, metavar="KEY=VALUE", help="A parameter.")
+@click.option(
+    "--device",
+    type=click.Choice(["auto", "cpu", "cuda"]),
+    default="auto",
+    show_default=True,
+    help="auto: cuda when available.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def run(name: str, assignments: tuple[str, ...], device: str, seed: int, as_json: bool) -> None:
+    """Run experiment NAME and show its answers, table, plot and explanation."""
+    from studykit.experiments.base import (
+        DeviceUnavailable,
+        ExperimentError,
+        ParamError,
+        UnknownExperiment,
+    )
+    from studykit.experiments.params import parse_assignments
+    from studykit.experiments.runner import prepare, run_experiment
+
+    try:
+        params = parse_assignments(assignments)
+        found, _ = prepare(name, params, device)
+        result = run_experiment(found, params, device=device, seed=seed)
+    except (ParamError, UnknownExperiment, DeviceUnavailable) as error:
+        fail(str(error), EXIT_USAGE)
+    except ExperimentError as error:
+        fail(str(error), EXIT_PROBLEM)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(human_report(result))
+
+
+def human_report(result: Result, *, width: int = 80) -> str:
+    """Answers, table, plot and explanation as terminal text."""
+    from studykit.experiments.plotting import render_text
+    from studykit.experiments.registry import get
+
+    experiment = get(result.name)
+    out = result.outcome
+    params = ", ".join(f"{k}={v}" for k, v in result.params.items())
+    lines = [
+        f"{experiment.title} ({result.name})",
+        f"params: {params}",
+        f"seed {result.seed} · device {result.device} · {result.machine} · "
+        f"torch {result.torch_version} · {result.elapsed_s:.2f} s",
+        "",
+    ]
+    label_width = max(len(a.label) for a in out.answers)
+    lines += [f"  {a.label:<{label_width}}  {a.text()}" for a in out.answers]
+    if out.table is not None:
+        lines += ["", *_table_lines(out.table.headers, out.table.rows)]
+    if out.plot is not None:
+        text = render_text(out.plot, width=width, height=18)
+        lines += ["", text if text is not None else "(install 'studykit[plots]' for a plot)"]
+    lines += ["", out.explanation]
+    return "\n".join(lines)
+
+
+def _table_lines(headers: tuple[str, ...], rows: tuple[tuple[str, ...], ...]) -> list[str]:
+    cells = [headers, *rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    return ["  " + "  ".join(f"{r[i]:>{widths[i]}}" for i in range(len(r))) for r in cells]

@@ -1,0 +1,85 @@
+"""`studykit export anki`: decks to an Anki package that re-imports as updates."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import click
+
+from studykit.commands.support import EXIT_PROBLEM, check_deck, fail, settings_from
+
+# Below this many cards an export takes well under a second: no progress bar.
+_PROGRESS_FROM = 500
+
+
+@click.group()
+def export() -> None:
+    """Export decks to other tools."""
+
+
+@export.command("anki")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="The .apkg file to write (default: studykit.apkg, or DECK-ID.apkg for one deck).",
+)
+@click.option("--deck", "deck_ids", multiple=True, metavar="ID", help="Export only this deck.")
+@click.option(
+    "--variants",
+    type=click.IntRange(1, 100),
+    default=3,
+    show_default=True,
+    help="Seeded variants baked per computed card.",
+)
+@click.pass_context
+def anki(ctx: click.Context, output: Path | None, deck_ids: tuple[str, ...], variants: int) -> None:
+    """Write decks as an Anki package (.apkg).
+
+    Importing it again after you edit a card updates that note in Anki instead of adding a
+    copy. Files that fail to load are reported on stderr and make the exit status 1.
+    """
+    from studykit.export import export_anki
+    from studykit.export.ledger import ExportLedger
+    from studykit.export.plan import selected_decks
+    from studykit.loading import load_library
+
+    settings = settings_from(ctx)
+    library = load_library(settings.root)
+    for deck_id in deck_ids:
+        check_deck(library, deck_id)
+    decks = selected_decks(library, deck_ids)
+    for problem in library.problems:
+        click.echo(f"studykit: {problem}", err=True)
+    if not decks:
+        fail(f"no decks to export under {settings.root}", EXIT_PROBLEM)
+    if output is None:
+        output = Path(f"{decks[0].id}.apkg" if len(decks) == 1 else "studykit.apkg")
+    total = sum(len(deck.cards) for deck in decks)
+    bar: Any = (
+        click.progressbar(length=total, label="Exporting", file=sys.stderr)
+        if total >= _PROGRESS_FROM
+        else nullcontext()
+    )
+    with bar:
+        result = export_anki(
+            library,
+            output,
+            deck_ids=[deck.id for deck in decks],
+            variants=variants,
+            ledger=ExportLedger.in_data_dir(settings.data_dir),
+            progress=bar.update if total >= _PROGRESS_FROM else None,
+        )
+    decks_text = f"{result.decks} deck{'s' if result.decks != 1 else ''}"
+    click.echo(f"Wrote {result.path}: {result.notes} notes, {result.cards} cards in {decks_text}.")
+    if result.unbaked:
+        click.echo(
+            f"studykit: {len(result.unbaked)} computed card(s) exported as type-in cards with "
+            f"the answer formula (no drawn values): {', '.join(result.unbaked)}",
+            err=True,
+        )
+    if library.problems:
+        raise SystemExit(EXIT_PROBLEM)

@@ -1,0 +1,1 @@
+"""Live PyTorch experiments. Importing this package (and the registry) never imports torch."""

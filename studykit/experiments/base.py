@@ -1,0 +1,314 @@
+"""The experiment contract: parameter specs, the run context, and the result."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from studykit.errors import StudykitError
+
+ParamKind = Literal["float", "int", "bool", "choice"]
+Value = float | int | bool | str
+Params = dict[str, Value]
+DEFAULT_SEED = 0
+
+
+class ExperimentError(StudykitError):
+    """Base of every experiment error a user sees."""
+
+
+class ParamError(ExperimentError):
+    """A parameter value (or name) that the experiment does not accept."""
+
+
+class UnknownExperiment(ExperimentError):
+    """A name that is not in the registry."""
+
+
+class DeviceUnavailable(ExperimentError):
+    """The requested device cannot be used on this machine."""
+
+
+class TorchMissing(ExperimentError):
+    """PyTorch is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "PyTorch is not installed, and experiments need it: pip install 'studykit[torch]'"
+        )
+
+
+class ExperimentFailed(ExperimentError):
+    """A run that raised something other than a cancel."""
+
+
+class Cancelled(ExperimentError):
+    """The run was cancelled through its cancel check."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: its type, default, valid range or choices, and help text."""
+
+    name: str
+    kind: ParamKind
+    default: Value
+    help: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    unit: str = ""
+
+    def describe_range(self) -> str:
+        """The valid values in words, e.g. `0 < gamma < 1` or `one of rnn, lstm`."""
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        noun = "an integer" if self.kind == "int" else "a number"
+        parts = []
+        if self.low is not None:
+            parts.append(f"{_num(self.low)} {'<' if self.low_open else '≤'} ")
+        parts.append(self.name)
+        if self.high is not None:
+            parts.append(f" {'<' if self.high_open else '≤'} {_num(self.high)}")
+        return f"{noun}, {''.join(parts)}" if len(parts) > 1 else noun
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(value)
+
+
+ProgressFn = Callable[[float, str], None]
+CancelFn = Callable[[], bool]
+
+
+@dataclass
+class RunContext:
+    """What a run gets besides its parameters: device, seed, progress and a cancel check."""
+
+    device: str
+    seed: int
+    progress: ProgressFn | None = None
+    cancelled: CancelFn | None = None
+
+    def check(self) -> None:
+        """Raise Cancelled when the cancel check says so; runs call this inside their loops."""
+        if self.cancelled is not None and self.cancelled():
+            raise Cancelled("the experiment was cancelled")
+
+    def step(self, fraction: float, message: str = "") -> None:
+        """Report progress (0..1) and honour a pending cancel."""
+        self.check()
+        if self.progress is not None:
+            self.progress(min(1.0, max(0.0, fraction)), message)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A named number the experiment measured (with its unit where it has one)."""
+
+    key: str
+    label: str
+    value: float | int | str
+    unit: str = ""
+
+    def text(self) -> str:
+        """The value with its unit, for people."""
+        return f"{format_value(self.value)}{' ' + self.unit if self.unit else ''}"
+
+
+def format_value(value: float | int | str) -> str:
+    """Numbers in a compact form: integers as is, others with 4 significant digits."""
+    if isinstance(value, str | int):
+        return str(value)
+    if not math.isfinite(value):
+        return str(value)
+    if value != 0 and (abs(value) < 1e-3 or abs(value) >= 1e6):
+        return f"{value:.3e}"
+    return f"{value:.4g}"
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a plot."""
+
+    label: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class Plot:
+    """Series to draw on one set of axes; `log_y` draws the y axis in powers of ten."""
+
+    title: str
+    x_label: str
+    y_label: str
+    series: tuple[Series, ...]
+    log_y: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table: headers and rows of cells."""
+
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an experiment's run function returns."""
+
+    answers: tuple[Answer, ...]
+    explanation: str
+    plot: Plot | None = None
+    table: Table | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """An outcome with the inputs that produced it, how long it took, and on what."""
+
+    name: str
+    params: Params
+    seed: int
+    device: str
+    torch_version: str
+    elapsed_s: float
+    outcome: Outcome
+    machine: str = ""
+    cached: bool = field(default=False, compare=False)
+
+    def answer(self, key: str) -> Answer:
+        """One answer by key (KeyError naming the known keys if absent)."""
+        for answer in self.outcome.answers:
+            if answer.key == key:
+                return answer
+        known = ", ".join(a.key for a in self.outcome.answers)
+        raise KeyError(f"no answer {key!r}; answers: {known}")
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (the cache and `--json` both use it)."""
+        out = self.outcome
+        return {
+            "name": self.name,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "device": self.device,
+            "torch_version": self.torch_version,
+            "machine": self.machine,
+            "elapsed_s": self.elapsed_s,
+            "answers": [
+                {"key": a.key, "label": a.label, "value": _json_number(a.value), "unit": a.unit}
+                for a in out.answers
+            ],
+            "explanation": out.explanation,
+            "plot": None
+            if out.plot is None
+            else {
+                "title": out.plot.title,
+                "x_label": out.plot.x_label,
+                "y_label": out.plot.y_label,
+                "log_y": out.plot.log_y,
+                "series": [
+                    {"label": s.label, "x": list(s.x), "y": [_json_number(v) for v in s.y]}
+                    for s in out.plot.series
+                ],
+            },
+            "table": None
+            if out.table is None
+            else {"headers": list(out.table.headers), "rows": [list(r) for r in out.table.rows]},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], *, cached: bool = False) -> Result:
+        """The inverse of `to_json`."""
+        plot = data.get("plot")
+        table = data.get("table")
+        outcome = Outcome(
+            answers=tuple(
+                Answer(a["key"], a["label"], _from_json_number(a["value"]), a.get("unit", ""))
+                for a in data["answers"]
+            ),
+            explanation=data["explanation"],
+            plot=None
+            if plot is None
+            else Plot(
+                title=plot["title"],
+                x_label=plot["x_label"],
+                y_label=plot["y_label"],
+                log_y=bool(plot["log_y"]),
+                series=tuple(
+                    Series(
+                        s["label"],
+                        tuple(float(v) for v in s["x"]),
+                        tuple(float(_from_json_number(v)) for v in s["y"]),
+                    )
+                    for s in plot["series"]
+                ),
+            ),
+            table=None
+            if table is None
+            else Table(tuple(table["headers"]), tuple(tuple(r) for r in table["rows"])),
+        )
+        return cls(
+            name=data["name"],
+            params=dict(data["params"]),
+            seed=int(data["seed"]),
+            device=data["device"],
+            torch_version=data["torch_version"],
+            machine=data.get("machine", ""),
+            elapsed_s=float(data["elapsed_s"]),
+            outcome=outcome,
+            cached=cached,
+        )
+
+
+def _json_number(value: float | int | str) -> float | int | str:
+    """JSON has no inf/nan: write them as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _from_json_number(value: float | int | str) -> float | int | str:
+    if value in ("inf", "-inf", "nan"):
+        return float(value)
+    return value
+
+
+RunFn = Callable[[Params, RunContext], Outcome]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A registered experiment: its name, what it shows, its parameters and its run function."""
+
+    name: str
+    title: str
+    summary: str
+    params: tuple[Param, ...]
+    run: RunFn
+
+    def param(self, name: str) -> Param | None:
+        """The parameter called `name` (or with that alias)."""
+        for param in self.params:
+            if name == param.name or name in param.aliases:
+                return param
+        return None
+
+    def defaults(self) -> Params:
+        """Every parameter at its default."""
+        return {p.name: p.default for p in self.params}
+
+
+def sequence_text(values: Sequence[float]) -> str:
+    """A short comma list of numbers."""
+    return ", ".join(format_value(v) for v in values)

@@ -1,0 +1,145 @@
+"""lstm-forget-gate: ∂c_k/∂c_0 through an LSTM cell against f^k, and a default init's mean f."""
+
+from __future__ import annotations
+
+import math
+
+from studykit.experiments.base import (
+    Answer,
+    Experiment,
+    Outcome,
+    Param,
+    Params,
+    Plot,
+    RunContext,
+    Series,
+    Table,
+)
+from studykit.experiments.common import pick_ks
+
+PARAMS = (
+    Param(
+        "forget",
+        "float",
+        0.5,
+        "forget-gate value f (with zeroed weights, the forget bias is set to logit f)",
+        low=0,
+        high=1,
+        low_open=True,
+        high_open=True,
+    ),
+    Param("length", "int", 50, "steps k", low=1, high=5000),
+    Param(
+        "init",
+        "choice",
+        "zeroed",
+        "zeroed: all weights 0, so f_t = f exactly; default: PyTorch's own initialisation",
+        choices=("zeroed", "default"),
+    ),
+    Param("hidden_size", "int", 32, "hidden units", low=1, high=1024),
+)
+
+
+def run(params: Params, ctx: RunContext) -> Outcome:
+    """Step an LSTMCell k times; ∂c_k/∂c_0 by forward-mode autograd (its diagonal's mean)."""
+    import torch
+
+    f, length = float(params["forget"]), int(params["length"])
+    zeroed, d = params["init"] == "zeroed", int(params["hidden_size"])
+    # float64: f^k with f = 0.5 underflows float32 after ~150 steps.
+    cell = torch.nn.LSTMCell(d, d, dtype=torch.float64, device=ctx.device)
+    if zeroed:
+        with torch.no_grad():
+            for weight in cell.parameters():
+                weight.zero_()
+            cell.bias_ih[d : 2 * d] = math.log(f / (1 - f))  # gate order: i, f, g, o
+    import torch.autograd.forward_ad as fwad
+
+    # Forward-mode autograd on d copies of one sequence, copy i carrying the tangent e_i:
+    # the tangent of c_k in copy i is column i of ∂c_k/∂c_0, for every k in one pass.
+    x = torch.randn(length, 1, d, dtype=torch.float64, device=ctx.device).expand(length, d, d)
+    start = torch.randn(1, d, dtype=torch.float64, device=ctx.device).expand(d, d)
+    eye = torch.eye(d, dtype=torch.float64, device=ctx.device)
+    grads, norms = [1.0], [1.0]
+    with fwad.dual_level(), torch.no_grad():
+        h = torch.zeros(d, d, dtype=torch.float64, device=ctx.device)
+        c = fwad.make_dual(  # type: ignore[no-untyped-call]
+            start.contiguous(), eye
+        )
+        for t in range(length):
+            if t % 32 == 0:
+                ctx.step(0.9 * t / length, f"step {t}")
+            h, c = cell(x[t], (h, c))
+            jac = fwad.unpack_dual(  # type: ignore[no-untyped-call]
+                c
+            ).tangent.T  # [i, j] = ∂c_k[i]/∂c_0[j]
+            grads.append(float(torch.diagonal(jac).mean()))
+            norms.append(float(torch.linalg.matrix_norm(jac, ord=2)))
+    mean_f = _default_mean_forget(d, ctx.device)
+    bound = [f**k for k in range(length + 1)]
+    k_default = math.ceil(math.log(0.01) / math.log(mean_f))
+    ks = list(range(length + 1))
+    answers = (
+        Answer("grad_at_k", f"mean diagonal ∂c_k/∂c_0 at k = {length}", grads[-1]),
+        Answer("f_power_k", f"f^{length}", bound[-1]),
+        Answer("norm_at_k", f"‖∂c_k/∂c_0‖ (spectral) at k = {length}", norms[-1]),
+        Answer("default_mean_forget", "mean forget gate, default init, N(0,1) inputs", mean_f),
+        Answer("steps_to_1_percent_default", "⌈log 0.01 / log(mean f)⌉ at that mean", k_default),
+    )
+    table = Table(
+        ("k", "mean diag ∂c_k/∂c_0", "‖∂c_k/∂c_0‖", "f^k"),
+        tuple(
+            (str(k), f"{grads[k]:.4e}", f"{norms[k]:.4e}", f"{bound[k]:.4e}")
+            for k in pick_ks(length)
+        ),
+    )
+    how = (
+        "Weights zero hain, isliye f_t = f har step: gradient bilkul f^k hai."
+        if zeroed
+        else "Default init par f_t har unit aur step par alag hai, isliye ye f^k se sirf "
+        "milta-julta hai."
+    )
+    explanation = (
+        f"Cell state ka path c_t = f_t ⊙ c_{{t-1}} + i_t ⊙ g_t hai, to ∂c_k/∂c_0 = Π f_t. {how} "
+        f"Default PyTorch init par mean forget gate {mean_f:.3f} nikla (σ(0) = 0.5 ke paas): "
+        f"us rate se gradient {k_default} steps mein 1% reh jaata hai — LSTM decay dheema "
+        "karta hai, khatam nahi."
+    )
+    plot = Plot(
+        "LSTM cell-state gradient",
+        "k (steps)",
+        "∂c_k/∂c_0",
+        (
+            Series("mean diagonal", tuple(map(float, ks)), tuple(grads)),
+            Series("spectral norm", tuple(map(float, ks)), tuple(norms)),
+            Series("f^k", tuple(map(float, ks)), tuple(bound)),
+        ),
+        log_y=True,
+    )
+    return Outcome(answers, explanation, plot, table)
+
+
+def _default_mean_forget(d: int, device: str) -> float:
+    """Mean forget gate of a default-initialised LSTMCell over random inputs and steps."""
+    import torch as t
+
+    cell = t.nn.LSTMCell(d, d, device=device)
+    x = t.randn(64, 16, d, device=device)
+    h = t.zeros(16, d, device=device)
+    c = t.zeros(16, d, device=device)
+    gates: list[float] = []
+    with t.no_grad():
+        for step in range(x.shape[0]):
+            pre = x[step] @ cell.weight_ih.T + cell.bias_ih + h @ cell.weight_hh.T + cell.bias_hh
+            gates.append(float(t.sigmoid(pre[:, d : 2 * d]).mean()))
+            h, c = cell(x[step], (h, c))
+    return sum(gates) / len(gates)
+
+
+EXPERIMENT = Experiment(
+    name="lstm-forget-gate",
+    title="LSTM forget gate and gradient decay",
+    summary="∂c_k/∂c_0 against f^k, and the mean forget gate of a default-initialised LSTM.",
+    params=PARAMS,
+    run=run,
+)

@@ -1,0 +1,55 @@
+"""Export decks to Anki: `export_anki` plans the notes and writes the `.apkg`.
+
+Importing this package is cheap; genanki is imported only when a package is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from studykit.export.ledger import ExportLedger
+    from studykit.loading import Library
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an export wrote, and the computed cards that went out as a formula only."""
+
+    path: Path
+    decks: int
+    notes: int
+    cards: int
+    unbaked: tuple[str, ...]
+
+
+def export_anki(
+    library: Library,
+    path: Path,
+    *,
+    deck_ids: Sequence[str] = (),
+    variants: int = 3,
+    ledger: ExportLedger | None = None,
+    timestamp: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> ExportResult:
+    """Write the decks (all, or `deck_ids`) as an Anki package; `progress(n)` per n cards."""
+    from studykit.export.anki import write_package
+    from studykit.export.plan import plan_export, selected_decks
+    from studykit.export.variants import variant_source
+
+    decks = selected_decks(library, deck_ids)
+    plan = plan_export(
+        library, decks, variants=variants, variant_source=variant_source(), progress=progress
+    )
+    counts = write_package(plan, path, timestamp=timestamp, ledger=ledger)
+    return ExportResult(
+        path=counts.path,
+        decks=counts.decks,
+        notes=counts.notes,
+        cards=counts.cards,
+        unbaked=plan.unbaked,
+    )

@@ -1,0 +1,192 @@
+"""Writing an `.apkg` with genanki: the only module that imports it.
+
+Model ids are fixed constants and deck ids a hash of our deck ids, so every export names the
+same notetypes and decks; note GUIDs come from deck id + card id (+ variant seed), so a
+re-import updates notes instead of adding copies. The package timestamp is the time of the
+export unless a caller (a test) passes one: Anki only applies updates that are newer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import genanki
+
+from studykit.export.ledger import ExportLedger
+from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
+
+# Chosen once at random; never change them, or Anki sees new notetypes.
+BASIC_MODEL_ID = 1140921977
+REVERSED_MODEL_ID = 1822279583
+CLOZE_MODEL_ID = 1123932333
+TYPE_IN_MODEL_ID = 1686521916
+
+CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; color: black;
+  background-color: white; max-width: 42em; margin: 0 auto; }
+.source { margin-top: 1.5em; font-size: 14px; color: #777; }
+.cloze { font-weight: bold; color: #0645ad; }
+pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }
+"""
+_SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
+
+
+def _model(model_id: int, name: str, fields: list[str], templates: list[dict[str, str]]) -> Any:
+    return genanki.Model(
+        model_id,
+        name,
+        fields=[{"name": field} for field in fields],
+        templates=templates,
+        css=CSS,
+    )
+
+
+def _models() -> dict[ModelKind, Any]:
+    basic_back = "{{FrontSide}}<hr id=answer>{{Back}}" + _SOURCE
+    cloze = genanki.Model(
+        CLOZE_MODEL_ID,
+        "studykit cloze",
+        fields=[{"name": "Text"}, {"name": "Back Extra"}, {"name": "Source"}],
+        templates=[
+            {
+                "name": "Cloze",
+                "qfmt": "{{cloze:Text}}",
+                "afmt": "{{cloze:Text}}<br>{{Back Extra}}" + _SOURCE,
+            }
+        ],
+        css=CSS,
+        model_type=genanki.Model.CLOZE,
+    )
+    return {
+        "basic": _model(
+            BASIC_MODEL_ID,
+            "studykit basic",
+            ["Front", "Back", "Source"],
+            [{"name": "Card 1", "qfmt": "{{Front}}", "afmt": basic_back}],
+        ),
+        "reversed": _model(
+            REVERSED_MODEL_ID,
+            "studykit basic and reversed",
+            ["Front", "Back", "Source"],
+            [
+                {"name": "Card 1", "qfmt": "{{Front}}", "afmt": basic_back},
+                {
+                    "name": "Card 2",
+                    "qfmt": "{{Back}}",
+                    "afmt": "{{FrontSide}}<hr id=answer>{{Front}}" + _SOURCE,
+                },
+            ],
+        ),
+        "cloze": cloze,
+        "type-in": _model(
+            TYPE_IN_MODEL_ID,
+            "studykit type-in",
+            ["Front", "Answer", "Back", "Source"],
+            [
+                {
+                    "name": "Card 1",
+                    "qfmt": "{{Front}}<br><br>{{type:Answer}}",
+                    "afmt": "{{Front}}<hr id=answer>{{type:Answer}}<br><br>{{Back}}" + _SOURCE,
+                }
+            ],
+        ),
+    }
+
+
+def anki_deck_id(deck_id: str) -> int:
+    """A stable Anki deck id for our deck id, in the range genanki recommends."""
+    digest = hashlib.sha256(f"studykit-deck:{deck_id}".encode()).digest()
+    return (1 << 30) + int.from_bytes(digest[:8], "big") % (1 << 30)
+
+
+class _Note(genanki.Note):  # type: ignore[misc]
+    """A genanki note with its own modification time (genanki gives all notes the package's)."""
+
+    def __init__(self, mod: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mod = mod
+
+    def write_to_db(self, cursor: Any, timestamp: float, deck_id: int, id_gen: Any) -> None:
+        super().write_to_db(cursor, self.mod, deck_id, id_gen)
+
+
+def note_digest(planned: PlannedNote, deck_name: str) -> str:
+    """What a note's content hashes to; a change makes the note newer for Anki."""
+    parts = (planned.model, deck_name, *planned.fields, " ".join(planned.tags))
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class PackageCounts:
+    """What a written package holds."""
+
+    path: Path
+    decks: int
+    notes: int
+    cards: int
+
+
+def write_package(
+    plan: ExportPlan,
+    path: Path,
+    *,
+    timestamp: float | None = None,
+    ledger: ExportLedger | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> PackageCounts:
+    """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
+
+    With a `ledger`, each note's modification time is when its content last changed;
+    without, every note has the package's time (`timestamp`, default now).
+    """
+    now = int(time.time() if timestamp is None else timestamp)
+    names = {d.id: d.name for d in plan.decks}
+    guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    digests = {
+        guid: note_digest(planned, names[planned.deck_id])
+        for guid, planned in zip(guids, plan.notes, strict=True)
+    }
+    if ledger is None:
+        return _write(plan, Path(path), guids, {}, now, progress)
+    with ledger.stamping(digests, now) as stamps:
+        return _write(plan, Path(path), guids, stamps, now, progress)
+
+
+def _write(
+    plan: ExportPlan,
+    path: Path,
+    guids: list[str],
+    stamps: dict[str, int],
+    now: int,
+    progress: Callable[[int], None] | None,
+) -> PackageCounts:
+    models = _models()
+    decks = {
+        d.id: genanki.Deck(anki_deck_id(d.id), d.name, description=d.description)
+        for d in plan.decks
+    }
+    cards = 0
+    for guid, planned in zip(guids, plan.notes, strict=True):
+        note = _Note(
+            stamps.get(guid, now),
+            model=models[planned.model],
+            fields=list(planned.fields),
+            tags=list(planned.tags),
+            guid=guid,
+        )
+        cards += len(note.cards)
+        decks[planned.deck_id].add_note(note)
+        if progress is not None:
+            progress(1)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        genanki.Package(list(decks.values())).write_to_file(str(partial), timestamp=now)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+    return PackageCounts(path=path, decks=len(decks), notes=len(plan.notes), cards=cards)

@@ -1,0 +1,62 @@
+"""Computed (numeric/symbolic) cards as Anki type-in notes: baked variants, or the formula."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from studykit.model import Card, ParamSpec
+
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class TypeInVariant:
+    """One type-in note's content: markdown front and back, the plain answer to type."""
+
+    seed: int | None
+    front: str
+    answer: str
+    back: str
+
+
+def _param_latex(name: str) -> str:
+    from studykit.expressions import ExpressionError, parse
+
+    try:
+        return parse(name, names=(name,)).latex()
+    except ExpressionError:
+        return rf"\mathit{{{name}}}"
+
+
+def _range_text(spec: ParamSpec) -> str:
+    if spec.choices is not None:
+        values = ", ".join(str(value) for value in spec.choices)
+        return rf"\in \{{{values}\}}"
+    step = f", step {spec.step:g}" if spec.step is not None else ""
+    return rf"\in [{spec.min:g}, {spec.max:g}]" + (rf"\text{{{step}}}" if step else "")
+
+
+def formula_variant(card: Card) -> TypeInVariant:
+    """The card without drawn values: placeholders named, the answer shown as its formula."""
+    from studykit.expressions import ExpressionError, parse
+
+    names = {name: _param_latex(name) for name in card.params}
+
+    def placeholder(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return f"⟨{name}⟩" if name in names else match.group()
+
+    front = _PLACEHOLDER.sub(placeholder, card.front)
+    if card.params:
+        ranges = ", ".join(f"${names[n]} {_range_text(s)}$" for n, s in card.params.items())
+        front += f"\n\nWith {ranges}."
+    answer = card.answer or ""
+    try:
+        shown = f"$${parse(answer, names=tuple(card.params)).latex()}$$"
+    except ExpressionError:
+        shown = f"`{answer}`"
+    back = f"Answer: {shown}"
+    if card.back and card.back.strip():
+        back += f"\n\n{card.back}"
+    return TypeInVariant(seed=None, front=front, answer=answer, back=back)

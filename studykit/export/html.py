@@ -1,0 +1,189 @@
+"""Card markdown with LaTeX -> the HTML of an Anki field, maths as MathJax `\\(…\\)`/`\\[…\\]`.
+
+Maths is lifted out before markdown sees it (so `_`, `*` and `\\` inside it stay TeX), then
+put back through `latex_to_mathjax`, which escapes `<`, `>`, `&` and splits `}}`. Cloze
+deletions `{{cN::text::hint}}` are found by brace matching (so `{{c1::\\frac{a}{b}}}` ends
+at the right `}}`), turned into private-use sentinels for the markdown pass, and written back
+in Anki's syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from studykit.mathtext import _segments, latex_to_mathjax
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+# Private-use characters: markdown passes them through untouched and no content uses them.
+_OPEN, _OPEN_END, _HINT, _CLOSE = "\ue000", "\ue001", "\ue002", "\ue003"
+_MATH, _MATH_END = "\ue010", "\ue011"
+_SENTINELS = re.compile("[\ue000-\ue003\ue010\ue011]")
+_CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
+_MATH_SLOT = re.compile(f"{_MATH}(\\d+){_MATH_END}")
+_CLOZE_SLOT = re.compile(f"({{?)({_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE})")
+_SPECIAL = re.compile(r"[\\`$]")
+_TICKS = re.compile(r"`+")
+# What can end maths: an escape (skipped), `$`, and for inline maths a code span or a
+# paragraph break (which mean it never closes). Same rules as the terminal's maths.
+_DISPLAY_STOP = re.compile(r"\\.|\$\$", re.DOTALL)
+_INLINE_STOP = re.compile(r"\\.|`|\n[ \t>]*\n|\$", re.DOTALL)
+# Text that markdown would give back unchanged (bar escaping): no markup characters, one line,
+# and no list or heading marker at its start. Such fields skip the markdown parser.
+_PLAIN = re.compile(r"(?![-+*#>\d]|=+$)[^\\`*_\[\]<>#!&|~\n]*")
+_ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    # Raw HTML in content is shown as text, never passed through to Anki as markup.
+    return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def _cloze_end(text: str, start: int) -> tuple[int, int]:
+    """End of the deletion body that starts at `start` and of its `::hint` split (or -1)."""
+    depth, k, hint = 0, start, -1
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\":
+            k += 2
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0 and text.startswith("}}", k):
+                return k, hint
+            depth = max(0, depth - 1)
+        elif depth == 0 and hint < 0 and text.startswith("::", k):
+            hint = k
+            k += 2
+            continue
+        k += 1
+    return -1, -1
+
+
+def _mark_clozes(text: str) -> str:
+    """Replace `{{cN::…::hint}}` with sentinels, nested deletions included."""
+    out: list[str] = []
+    i = 0
+    while (match := _CLOZE_OPEN.search(text, i)) is not None:
+        end, hint = _cloze_end(text, match.end())
+        if end < 0:
+            break
+        body_end = hint if hint >= 0 else end
+        out += [text[i : match.start()], _OPEN, match.group(1), _OPEN_END]
+        out.append(_mark_clozes(text[match.end() : body_end]))
+        if hint >= 0:
+            out += [_HINT, _mark_clozes(text[hint + 2 : end])]
+        out.append(_CLOSE)
+        i = end + 2
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _closing(text: str, start: int, display: bool) -> int:
+    """Index of the `$`/`$$` that closes maths opened before `start`, or -1."""
+    pattern = _DISPLAY_STOP if display else _INLINE_STOP
+    for match in pattern.finditer(text, start):
+        token = match.group()
+        if token.startswith("\\"):
+            continue
+        if display:
+            return match.start()
+        if token != "$":
+            return -1
+        k = match.start()
+        # A closing `$` hugs the maths and is not followed by a digit ("$5 and $10" is text).
+        after = text[k + 1 : k + 2]
+        if k > start and text[k - 1] not in " \t\n$" and not (after.isdigit() or after == "$"):
+            return k
+    return -1
+
+
+def _lift_maths(prose: str, maths: list[tuple[str, bool]]) -> str:
+    """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
+    out: list[str] = []
+    i = 0
+    while i < len(prose):
+        special = _SPECIAL.search(prose, i)
+        if special is None:
+            out.append(prose[i:])
+            break
+        out.append(prose[i : special.start()])
+        i = special.start()
+        ch = prose[i]
+        if ch == "\\":
+            out.append(prose[i : i + 2])
+            i += 2
+        elif ch == "`":
+            run = _TICKS.match(prose, i)
+            ticks = run.group() if run else ch
+            close = re.compile(rf"(?<!`){ticks}(?!`)").search(prose, i + len(ticks))
+            end = close.end() if close else i + len(ticks)
+            out.append(prose[i:end])
+            i = end
+        elif prose.startswith("$$", i) and (k := _closing(prose, i + 2, True)) >= 0:
+            out.append(f"{_MATH}{len(maths)}{_MATH_END}")
+            maths.append((prose[i + 2 : k], True))
+            i = k + 2
+        elif (
+            prose[i + 1 : i + 2].strip()
+            and prose[i + 1] != "$"
+            and (k := _closing(prose, i + 1, False)) >= 0
+        ):
+            out.append(f"{_MATH}{len(maths)}{_MATH_END}")
+            maths.append((prose[i + 1 : k], False))
+            i = k + 1
+        else:  # a `$` that opens no maths
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _cloze_syntax(match: re.Match[str]) -> str:
+    brace, token, number = match.group(1), match.group(2), match.group(3)
+    if number is not None:  # a space keeps `{` + `{{c1::` from reading as `{{{`
+        return f"{brace} {{{{c{number}::" if brace else f"{{{{c{number}::"
+    return brace + ("::" if token == _HINT else "}}")
+
+
+def markdown_html(text: str, *, cloze: bool = False) -> str:
+    """Render a card field: markdown to HTML, maths to MathJax, clozes kept for Anki."""
+    text = _SENTINELS.sub("", text)
+    if cloze:
+        text = _mark_clozes(text)
+    maths: list[tuple[str, bool]] = []
+    source = "".join(
+        chunk if code else _lift_maths(chunk, maths) for code, chunk in _segments(text)
+    )
+    source = source.strip()
+    if _PLAIN.fullmatch(source) and "    " not in source:
+        rendered = source.replace('"', "&quot;")
+    else:
+        rendered = _markdown().render(source).strip()
+        single = _ONE_PARAGRAPH.fullmatch(rendered)
+        if single is not None:  # one paragraph: no <p>, so the field has no stray margins
+            rendered = single.group(1)
+
+    def math(match: re.Match[str]) -> str:
+        tex, display = maths[int(match.group(1))]
+        return latex_to_mathjax(tex, display)
+
+    rendered = _MATH_SLOT.sub(math, rendered)
+    if cloze:
+        # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
+        # meaning and lets Anki find the right `}}`.
+        rendered = rendered.replace("}" + _CLOSE, "} " + _CLOSE)
+        rendered = _CLOZE_SLOT.sub(_cloze_syntax, rendered)
+    return rendered
+
+
+@lru_cache(maxsize=4096)
+def inline_html(text: str) -> str:
+    """Render a one-line title (markdown and maths) without a paragraph."""
+    return markdown_html(" ".join(text.split()))

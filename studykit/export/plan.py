@@ -1,0 +1,118 @@
+"""Which Anki notes an export writes: fields as HTML, tags, decks and stable GUID keys."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from studykit.export.computed import TypeInVariant, formula_variant
+from studykit.export.html import inline_html, markdown_html
+from studykit.loading import Library
+from studykit.model import COMPUTED_KINDS, Card, Deck, Note
+
+ModelKind = Literal["basic", "reversed", "cloze", "type-in"]
+Progress = Callable[[int], None]
+VariantSource = Callable[[Deck, Card, int], Sequence[TypeInVariant] | None]
+_TAG_UNSAFE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class PlannedNote:
+    """One Anki note: its model, deck, fields (HTML) and tags, and what its GUID hangs on."""
+
+    model: ModelKind
+    deck_id: str
+    guid_key: tuple[str, ...]
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlannedDeck:
+    """An Anki deck: our deck id (for its stable Anki id), full `A::B::C` name, description."""
+
+    id: str
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class ExportPlan:
+    """Everything to write, plus the computed cards exported as a formula rather than values."""
+
+    decks: tuple[PlannedDeck, ...]
+    notes: tuple[PlannedNote, ...]
+    unbaked: tuple[str, ...]
+
+
+def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for tag in (*deck.tags, *card.tags):
+        seen.setdefault(_TAG_UNSAFE.sub("_", tag.strip()), None)
+    return tuple(tag for tag in seen if tag)
+
+
+def _source(note: Note | None, card: Card) -> str:
+    section = note.section(card.source) if note is not None and card.source else None
+    return inline_html(section.title) if section is not None else ""
+
+
+def _card_notes(
+    deck: Deck, note: Note | None, card: Card, variants: int, source: VariantSource | None
+) -> tuple[list[PlannedNote], bool]:
+    """The notes for one card, and whether a computed card went out without drawn values."""
+    tags, where = _tags(deck, card), _source(note, card)
+    key = ("studykit", deck.id, card.id)
+    back = markdown_html(card.back or "")
+    if card.kind == "cloze":
+        fields = (markdown_html(card.front, cloze=True), back, where)
+        return [PlannedNote("cloze", deck.id, key, fields, tags)], False
+    if card.kind not in COMPUTED_KINDS:
+        kind: ModelKind = "reversed" if card.kind == "reversed" else "basic"
+        fields = (markdown_html(card.front), back, where)
+        return [PlannedNote(kind, deck.id, key, fields, tags)], False
+    drawn = source(deck, card, variants) if source is not None and variants > 0 else None
+    baked = bool(drawn)
+    notes = []
+    for variant in drawn or [formula_variant(card)]:
+        guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
+        answer = html.escape(variant.answer, quote=False)
+        typed = (markdown_html(variant.front), answer, markdown_html(variant.back), where)
+        notes.append(PlannedNote("type-in", deck.id, guid, typed, tags))
+    return notes, not baked
+
+
+def selected_decks(library: Library, deck_ids: Sequence[str] = ()) -> list[Deck]:
+    """The decks to export, in library order; all of them when `deck_ids` is empty."""
+    wanted = set(deck_ids)
+    return [deck for deck in library.decks.values() if not wanted or deck.id in wanted]
+
+
+def plan_export(
+    library: Library,
+    decks: Sequence[Deck],
+    *,
+    variants: int = 3,
+    variant_source: VariantSource | None = None,
+    progress: Progress | None = None,
+) -> ExportPlan:
+    """Build the notes of `decks`; `progress(n)` is told after every n cards."""
+    planned: list[PlannedNote] = []
+    unbaked: list[str] = []
+    for deck in decks:
+        note = library.note_for(deck)
+        for card in deck.cards:
+            notes, formula_only = _card_notes(deck, note, card, variants, variant_source)
+            planned += notes
+            if formula_only:
+                unbaked.append(f"{deck.id}/{card.id}")
+            if progress is not None:
+                progress(1)
+    return ExportPlan(
+        decks=tuple(PlannedDeck(d.id, d.name, d.description) for d in decks),
+        notes=tuple(planned),
+        unbaked=tuple(unbaked),
+    )

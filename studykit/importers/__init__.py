@@ -1,0 +1,1 @@
+"""Importers: other tools' flashcard formats -> our deck YAML."""

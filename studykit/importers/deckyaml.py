@@ -1,0 +1,81 @@
+"""Imported decks -> deck YAML that our loader accepts, checked by loading it back."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from studykit.errors import StudykitError
+from studykit.importers.obsidian import ImportedDeck
+
+
+class ImportProblem(StudykitError):
+    """Imported cards that our loader would not accept (a bug here, or odd input)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text as `|` blocks (LaTeX backslashes stay as written); lists indented."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def deck_document(deck: ImportedDeck, source_name: str) -> dict[str, Any]:
+    """The deck as plain data, in the field order of our deck files."""
+    cards: list[dict[str, Any]] = []
+    for card in deck.cards:
+        entry: dict[str, Any] = {"id": card.id}
+        if card.kind != "basic":
+            entry["kind"] = card.kind
+        entry["front"] = card.front
+        if card.back is not None:
+            entry["back"] = card.back
+        cards.append(entry)
+    return {
+        "id": deck.id,
+        "name": deck.name,
+        "description": f"Imported from {source_name}",
+        "cards": cards,
+    }
+
+
+def deck_yaml(deck: ImportedDeck, source_name: str) -> str:
+    """The deck file's text: a header comment, then the YAML (the same input, the same bytes)."""
+    body = yaml.dump(
+        deck_document(deck, source_name),
+        Dumper=_Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        width=100_000,
+        indent=2,
+    )
+    header = (
+        f"# Imported from {source_name} by `studykit import obsidian`.\n"
+        "# Card ids come from the fronts; keep them when you edit (history hangs on them).\n"
+    )
+    return header + body
+
+
+def validate(text: str, name: str) -> None:
+    """Load `text` as a deck through our loader; raise with its problems if it fails."""
+    from studykit.loading import load_library
+
+    with tempfile.TemporaryDirectory(prefix="studykit-import-") as tmp:
+        root = Path(tmp)
+        (root / "decks").mkdir()
+        (root / "decks" / name).write_text(text, encoding="utf-8")
+        library = load_library(root)
+    if library.problems or not library.decks:
+        problems = "; ".join(str(p) for p in library.problems) or "no deck loaded"
+        raise ImportProblem(f"the imported deck does not load: {problems}")

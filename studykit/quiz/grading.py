@@ -1,0 +1,121 @@
+"""Grading a typed answer: numbers within a tolerance, expressions by sympy equivalence."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from studykit.expressions import ExpressionError, ExpressionTimeout, parse
+from studykit.model import Tolerance
+from studykit.quiz.variants import Variant, number_latex
+
+# A numeric card without `tolerance` accepts its answer to three significant figures.
+DEFAULT_TOLERANCE: Final = Tolerance(sig_figs=3)
+MAX_ANSWER_LENGTH: Final = 300
+_TYPED: Final = {"−": "-", "×": "*", "·": "*", "^": "**", "÷": "/"}
+_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The verdict on one typed answer."""
+
+    correct: bool | None  # None: the answer could not be read; `message` says why
+    message: str
+    given_latex: str = ""
+    expected_latex: str = ""
+
+    @property
+    def readable(self) -> bool:
+        return self.correct is not None
+
+
+def within(given: float, expected: float, tolerance: Tolerance) -> bool:
+    """Whether `given` is close enough to `expected` (edges included)."""
+    slack = 1e-12 * max(1.0, abs(expected))  # float noise exactly at the edge
+    error = abs(given - expected)
+    if tolerance.abs is not None:
+        return error <= tolerance.abs + slack
+    if tolerance.rel is not None:
+        return error <= tolerance.rel * abs(expected) + slack
+    assert tolerance.sig_figs is not None
+    if expected == 0:
+        return error <= slack
+    # Within half a unit of the last significant figure asked for: the rounded value passes.
+    unit = 10.0 ** (math.floor(math.log10(abs(expected))) - tolerance.sig_figs + 1)
+    return error <= unit / 2 + slack
+
+
+def describe_tolerance(tolerance: Tolerance) -> str:
+    if tolerance.abs is not None:
+        return f"±{tolerance.abs:g}"
+    if tolerance.rel is not None:
+        return f"±{tolerance.rel * 100:g}%"
+    return f"{tolerance.sig_figs} significant figures"
+
+
+def _typed(text: str, *, numeric: bool) -> str:
+    cleaned = text.strip()
+    for typed, meant in _TYPED.items():
+        cleaned = cleaned.replace(typed, meant)
+    return _THOUSANDS.sub("", cleaned) if numeric else cleaned
+
+
+def _unreadable(error: ExpressionError, hint: str) -> Grade:
+    return Grade(None, f"Could not read your answer: {error.message}. {hint}")
+
+
+def grade(variant: Variant, text: str) -> Grade:
+    """Grade `text` against the variant's answer; a typo gives correct=None, not a wrong."""
+    if not text.strip():
+        return Grade(None, "Type an answer first.")
+    if len(text) > MAX_ANSWER_LENGTH or "#" in text or "\n" in text:
+        return Grade(None, f"An answer is one line of at most {MAX_ANSWER_LENGTH} characters.")
+    if variant.card.kind == "numeric":
+        return _grade_number(variant, _typed(text, numeric=True))
+    return _grade_expression(variant, _typed(text, numeric=False))
+
+
+def _grade_number(variant: Variant, text: str) -> Grade:
+    hint = "Type a number, e.g. 0.95, 2.7e-7 or 16384 (arithmetic like 512*32 works too)."
+    try:
+        given = parse(text).evaluate()
+    except ExpressionError as error:
+        return _unreadable(error, hint)
+    expected = variant.expected()
+    tolerance = variant.card.tolerance or DEFAULT_TOLERANCE
+    ok = within(given, expected, tolerance)
+    shown = number_latex(expected, 8)
+    return Grade(
+        ok,
+        f"{'Right' if ok else 'Not quite'} (accepted: {describe_tolerance(tolerance)})",
+        given_latex=number_latex(given, 8),
+        expected_latex=shown,
+    )
+
+
+def _grade_expression(variant: Variant, text: str) -> Grade:
+    names = sorted(variant.symbols | set(variant.card.params))
+    listed = ", ".join(f"`{name}`" for name in sorted(variant.symbols)) or "no names"
+    hint = f"Write it like Python maths (use {listed}; ** for powers)."
+    try:
+        given = parse(text, names=names)
+    except ExpressionError as error:
+        return _unreadable(error, hint)
+    try:
+        same = parse(f"({given.text}) == ({variant.answer.text})", names=names)
+        ok = same.holds(variant.values)
+    except ExpressionTimeout:
+        return Grade(None, "Your answer took too long to check; try a simpler form.")
+    except ExpressionError:
+        ok = False  # both parse, but no point gives both a real value: not the same expression
+    expected = variant.expected_latex()
+    mine = given.substituted_latex(variant.values)
+    return Grade(
+        ok,
+        "Right (same expression)" if ok else "Not quite (a different expression)",
+        given_latex=mine,
+        expected_latex=expected,
+    )

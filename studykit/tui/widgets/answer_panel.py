@@ -1,0 +1,173 @@
+"""The typed answer of a computed card: an input, the verdict, and the worked steps."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+from textual.worker import Worker, WorkerState
+
+from studykit.mathtext import latex_to_unicode, markdown_to_terminal
+from studykit.model import COMPUTED_KINDS, Card
+from studykit.quiz import Grade, Variant, draw_variant, grade, new_seed
+from studykit.quiz.measured import measured_value
+from studykit.session import Rating
+
+GRADE_WORKER = "grade-answer"
+
+
+def proposed_rating(result: Grade) -> Rating:
+    """Wrong -> Again, right -> Good (the student may change it)."""
+    return Rating.Good if result.correct else Rating.Again
+
+
+class AnswerPanel(Vertical):
+    """Shown for numeric and symbolic cards; hidden for the others."""
+
+    DEFAULT_CSS = """
+    AnswerPanel {
+        height: auto;
+        margin: 1 1 0 1;
+        display: none;
+    }
+    AnswerPanel.-computed {
+        display: block;
+    }
+    AnswerPanel #answer-message {
+        color: $text-warning;
+        display: none;
+    }
+    AnswerPanel #answer-verdict, AnswerPanel #answer-steps {
+        display: none;
+        margin-top: 1;
+    }
+    AnswerPanel.-solved #answer-verdict, AnswerPanel.-solved #answer-steps {
+        display: block;
+    }
+    AnswerPanel #answer-verdict.-right {
+        color: $success;
+    }
+    AnswerPanel #answer-verdict.-wrong {
+        color: $error;
+    }
+    """
+
+    class Graded(Message):
+        """The typed answer was read and graded; `proposal` is the suggested rating."""
+
+        def __init__(self, result: Grade, proposal: Rating) -> None:
+            super().__init__()
+            self.result = result
+            self.proposal = proposal
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.variant: Variant | None = None
+        self.result: Grade | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="Type your answer; enter submits", id="answer-input")
+        yield Static("", id="answer-message", markup=False)
+        yield Static("", id="answer-verdict", markup=False)
+        yield Static("", id="answer-steps", markup=False)
+
+    @property
+    def seed(self) -> int | None:
+        """The seed of the variant shown (stored with the review)."""
+        return self.variant.seed if self.variant is not None else None
+
+    def start(self, card: Card, seed: int | None = None) -> Variant | None:
+        """Draw a variant for a computed card (None and hidden for other kinds)."""
+        computed = card.kind in COMPUTED_KINDS
+        self.variant = (
+            draw_variant(card, new_seed() if seed is None else seed) if computed else None
+        )
+        self.result = None
+        self.set_class(computed, "-computed")
+        self.set_class(False, "-solved")
+        box = self.query_one("#answer-input", Input)
+        box.value = ""
+        box.disabled = not computed
+        if computed:
+            hint = "a number" if card.kind == "numeric" else "an expression"
+            box.placeholder = f"Type {hint}; enter submits"
+        self._say("")
+        return self.variant
+
+    def front_markdown(self) -> str:
+        assert self.variant is not None
+        return markdown_to_terminal(self.variant.front())
+
+    def back_markdown(self) -> str:
+        """The back with the drawn values filled in (empty when the card has none)."""
+        assert self.variant is not None
+        return markdown_to_terminal(self.variant.back() or "")
+
+    def focus_input(self) -> None:
+        self.query_one("#answer-input", Input).focus()
+
+    def _say(self, message: str) -> None:
+        note = self.query_one("#answer-message", Static)
+        note.update(message)
+        note.display = bool(message)
+
+    # -- grading -------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.variant is None or self.result is not None:
+            return
+        self._say("Checking…")
+        self.grade_answer(self.variant, event.value)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="grade", name=GRADE_WORKER)
+    def grade_answer(self, variant: Variant, text: str) -> tuple[Variant, Grade]:
+        """Grade off the UI thread: sympy may take a moment on a symbolic answer."""
+        return variant, grade(variant, text)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.name != GRADE_WORKER or event.state != WorkerState.SUCCESS:
+            return
+        outcome = event.worker.result
+        if not isinstance(outcome, tuple):
+            return
+        variant, result = outcome
+        if variant is not self.variant or self.result is not None:
+            return  # a grade for a card that is no longer shown
+        if result.correct is None:
+            self._say(result.message)
+            self.focus_input()
+            return
+        self.result = result
+        self._say("")
+        self.show_solution()
+        self.post_message(self.Graded(result, proposed_rating(result)))
+
+    def show_solution(self) -> None:
+        """The verdict (if graded), the expected and typed values, and the worked steps."""
+        variant = self.variant
+        if variant is None:
+            return
+        box = self.query_one("#answer-input", Input)
+        box.disabled = True
+        verdict = self.query_one("#answer-verdict", Static)
+        expected = latex_to_unicode(variant.expected_latex())
+        lines = []
+        if self.result is not None:
+            mark = "✓" if self.result.correct else "✗"
+            lines.append(f"{mark} {self.result.message}")
+            lines.append(f"Your answer: {latex_to_unicode(self.result.given_latex)}")
+            proposal = proposed_rating(self.result).name
+            lines.append(f"Proposed:    {proposal} (enter accepts, 1-4 changes it)")
+        lines.append(f"Expected:    {expected}")
+        measured = measured_value(variant)
+        if measured is not None:
+            lines.append(f"Measured:    {measured.value:.6g} ({measured.experiment})")
+        verdict.update("\n".join(lines))
+        verdict.set_class(self.result is not None and bool(self.result.correct), "-right")
+        verdict.set_class(self.result is not None and not self.result.correct, "-wrong")
+        steps = latex_to_unicode(variant.steps_latex())
+        self.query_one("#answer-steps", Static).update(f"Worked: {steps}")
+        self.set_class(True, "-solved")

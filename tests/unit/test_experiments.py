@@ -1,0 +1,303 @@
+"""Experiments against their closed forms (through sympy), parameter checks, cancel, devices."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+import sympy
+
+from studykit.experiments import registry
+from studykit.experiments.base import (
+    Cancelled,
+    DeviceUnavailable,
+    ParamError,
+    Result,
+    UnknownExperiment,
+)
+from studykit.experiments.params import parse_assignments, validate
+from studykit.experiments.runner import run_experiment
+
+torch = pytest.importorskip("torch")
+CUDA = torch.cuda.is_available()
+
+
+def run_cpu(name: str, **params: object) -> Result:
+    return run_experiment(name, params, device="cpu", seed=0)
+
+
+def values(result: Result) -> dict[str, object]:
+    return {a.key: a.value for a in result.outcome.answers}
+
+
+# -- closed forms -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("gamma", "threshold"), [(0.8, 0.01), (0.9, 0.01), (0.95, 0.01), (0.99, 0.05), (0.7, 0.001)]
+)
+def test_effective_context_matches_ceiling_of_log_ratio(gamma: float, threshold: float) -> None:
+    got = values(run_cpu("effective-context", gamma=gamma, threshold=threshold))
+    g, thr = sympy.Rational(str(gamma)), sympy.Rational(str(threshold))
+    expected = int(sympy.ceiling(sympy.log(thr) / sympy.log(g)))
+    assert got["k"] == expected
+    assert got["k_star"] == expected
+    assert got["raw"] == pytest.approx(float(sympy.log(thr) / sympy.log(g)), rel=1e-12)
+
+
+def test_effective_context_reports_not_reached_within_max_steps() -> None:
+    got = values(run_cpu("effective-context", gamma=0.999, max_steps=50))
+    assert got["k"] == -1
+    assert got["k_star"] == 4603
+
+
+def test_gradient_decay_equals_rho_to_the_k_with_zero_input() -> None:
+    result = run_cpu("rnn-gradient-decay", rho=0.9, hidden_size=16, length=120)
+    assert result.outcome.plot is not None
+    measured = result.outcome.plot.series[0].y
+    rho = sympy.Rational(9, 10)
+    for k in (0, 1, 7, 50, 120):
+        assert measured[k] == pytest.approx(float(rho**k), rel=1e-9)
+
+
+def test_gamma_is_accepted_as_rho_for_gradient_decay() -> None:
+    by_gamma = run_cpu("rnn-gradient-decay", gamma=0.95, hidden_size=8, length=30)
+    by_rho = run_cpu("rnn-gradient-decay", rho=0.95, hidden_size=8, length=30)
+    assert by_gamma.params == by_rho.params
+    assert by_gamma.params["rho"] == 0.95
+    assert values(by_gamma) == values(by_rho)
+
+
+def test_gradient_decay_with_inputs_falls_below_the_bound() -> None:
+    got = values(run_cpu("rnn-gradient-decay", rho=0.95, hidden_size=16, length=60, input_scale=2))
+    assert got["norm_at_T"] < got["bound_at_T"]
+
+
+def test_forget_gate_decay_equals_f_to_the_k_with_zeroed_weights() -> None:
+    result = run_cpu("lstm-forget-gate", forget=0.731, length=40, hidden_size=8)
+    assert result.outcome.plot is not None
+    diagonal, spectral = result.outcome.plot.series[0].y, result.outcome.plot.series[1].y
+    f = sympy.Rational("0.731")
+    for k in (1, 2, 10, 40):
+        assert diagonal[k] == pytest.approx(float(f**k), rel=1e-9)
+        assert spectral[k] == pytest.approx(float(f**k), rel=1e-9)
+
+
+def test_default_lstm_forget_gate_is_near_one_half() -> None:
+    got = values(run_cpu("lstm-forget-gate", init="default", length=5, hidden_size=16))
+    assert 0.4 < float(got["default_mean_forget"]) < 0.6  # σ(≈0) with small random weights
+
+
+def test_positional_encoding_values_match_sin_and_cos() -> None:
+    from studykit.experiments.positional_encoding import encodings
+
+    pe = encodings(20, 8, 10_000.0, "cpu")
+    assert isinstance(pe, torch.Tensor)
+    p, i = sympy.symbols("p i")
+    angle = p / sympy.Integer(10_000) ** (2 * i / sympy.Integer(8))
+    for pos in (0, 1, 7, 19):
+        for j in range(4):
+            assert float(pe[pos, 2 * j]) == pytest.approx(
+                float(sympy.sin(angle.subs({p: pos, i: j}))), abs=1e-12
+            )
+            assert float(pe[pos, 2 * j + 1]) == pytest.approx(
+                float(sympy.cos(angle.subs({p: pos, i: j}))), abs=1e-12
+            )
+
+
+def test_positional_encoding_dot_depends_only_on_distance() -> None:
+    got = values(run_cpu("positional-encoding", positions=64, d_model=32))
+    assert got["pe_0_norm2"] == pytest.approx(16.0)
+    assert float(got["dot_spread"]) < 1e-9
+    assert float(got["rotation_error"]) < 1e-9
+    assert got["pe_1_0"] == pytest.approx(float(sympy.sin(1)))
+
+
+def test_odd_d_model_is_a_parameter_error() -> None:
+    with pytest.raises(ParamError, match="d_model"):
+        run_cpu("positional-encoding", d_model=7)
+
+
+def test_attention_logit_spread_is_sqrt_d_k() -> None:
+    got = values(run_cpu("attention-scaling", d_k=64, keys=32, queries=512))
+    assert float(got["logit_std_unscaled"]) == pytest.approx(8.0, rel=0.1)
+    assert float(got["logit_std_scaled"]) == pytest.approx(1.0, rel=0.1)
+    assert got["max_weight_unscaled"] > got["max_weight_scaled"] > got["max_weight_d_k"]
+
+
+def test_memory_capacity_stays_under_the_bound_d() -> None:
+    got = values(run_cpu("memory-capacity", hidden_size=16, samples=1500))
+    assert 0.5 * 16 < float(got["capacity"]) <= 16 + 1e-6
+    tanh = values(run_cpu("memory-capacity", hidden_size=16, samples=1500, activation="tanh"))
+    assert float(tanh["capacity"]) <= 16 + 1e-6
+
+
+def test_long_range_attention_keeps_the_distant_gradient() -> None:
+    got = values(run_cpu("long-range", distance=15, seeds=2, hidden_size=16))
+    assert float(got["attention_ratio"]) > 100 * float(got["rnn_ratio"])
+
+
+def test_long_range_training_reports_a_success_rate() -> None:
+    got = values(run_cpu("long-range", model="attention", distance=3, seeds=1, train=True, steps=5))
+    assert 0.0 <= float(got["attention_success"]) <= 1.0
+
+
+def test_bptt_memory_grows_linearly_and_checkpointing_saves() -> None:
+    got = values(run_cpu("bptt-memory", length=64, batch_size=4, hidden_size=8))
+    # One float32 hidden state of B × d per step is kept for backward.
+    assert float(got["rnn_bytes_per_step"]) == pytest.approx(4 * 8 * 4, rel=0.05)
+    assert float(got["checkpoint_mib"]) < float(got["rnn_mib"])
+    assert float(got["attention_mib"]) >= float(got["scores_mib"])
+
+
+def test_parallelism_counts_steps_and_depth() -> None:
+    result = run_cpu(
+        "parallelism", batch_size=2, seq_len=64, hidden_size=8, heads=2, layers=2, repeats=1
+    )
+    got = values(result)
+    assert got["rnn_steps"] == 128
+    assert got["attention_steps"] == 2
+    assert int(got["rnn_depth"]) > int(got["attention_depth"])
+    print(
+        f"parallelism timings (shown, not asserted): {got['rnn_ms']} ms vs {got['attention_ms']} ms"
+    )
+
+
+def test_every_experiment_has_a_valid_default_and_a_plot() -> None:
+    assert len(registry.names()) == 9
+    for experiment in registry.experiments().values():
+        defaults = validate(experiment, {})
+        assert set(defaults) == {p.name for p in experiment.params}
+
+
+def test_result_round_trips_through_json() -> None:
+    result = run_cpu("positional-encoding", positions=8, d_model=4)
+    again = Result.from_json(result.to_json())
+    assert again == result
+
+
+# -- parameter checks -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "needle"),
+    [
+        ("effective-context", {"gamma": 1.0}, "parameter `gamma` must be a number, 0 < gamma < 1"),
+        ("effective-context", {"gamma": "1.5"}, "0 < gamma < 1; got 1.5"),
+        ("rnn-gradient-decay", {"length": -3}, "`length` must be an integer, 1 ≤ length ≤ 5000"),
+        ("rnn-gradient-decay", {"length": "ten"}, "`length` must be an integer"),
+        ("rnn-gradient-decay", {"length": 2.5}, "`length` must be an integer"),
+        ("rnn-gradient-decay", {"gamma": 0}, "`rho` (`gamma` is `rho`) must be a number"),
+        ("long-range", {"model": "gru"}, "one of rnn, lstm, attention, all; got 'gru'"),
+        ("long-range", {"train": "maybe"}, "`train` must be true or false"),
+        ("long-range", {"distance": True}, "`distance` must be an integer"),
+    ],
+)
+def test_bad_parameters_name_the_parameter_and_range(
+    name: str, params: dict[str, object], needle: str
+) -> None:
+    with pytest.raises(ParamError) as caught:
+        validate(registry.get(name), params)
+    assert needle in str(caught.value)
+
+
+def test_unknown_parameter_lists_the_valid_ones() -> None:
+    with pytest.raises(ParamError, match="has no parameter `gama`; its parameters are: gamma"):
+        validate(registry.get("effective-context"), {"gama": 0.9})
+
+
+def test_alias_and_name_together_is_an_error() -> None:
+    with pytest.raises(ParamError, match="both set `rho`"):
+        validate(registry.get("rnn-gradient-decay"), {"rho": 0.9, "gamma": 0.9})
+
+
+def test_unknown_experiment_lists_names() -> None:
+    with pytest.raises(UnknownExperiment, match="known: effective-context, rnn-gradient-decay"):
+        registry.get("nope")
+
+
+def test_strings_are_parsed_per_type() -> None:
+    got = validate(
+        registry.get("long-range"),
+        parse_assignments(["distance=7", "train=yes", "model=lstm", "seeds=3.0"]),
+    )
+    assert got["distance"] == 7 and got["train"] is True and got["model"] == "lstm"
+    assert got["seeds"] == 3
+    with pytest.raises(ParamError, match="KEY=VALUE"):
+        parse_assignments(["distance"])
+
+
+def test_content_params_are_valid() -> None:
+    from studykit.config import bundled_root
+    from studykit.loading import load_library
+
+    library = load_library(bundled_root())
+    refs = [s.experiment for n in library.notes.values() for s in n.sections if s.experiment]
+    assert {r.name for r in refs} == set(registry.names())
+    for ref in refs:
+        validate(registry.get(ref.name), ref.params)
+
+
+# -- devices and cancelling -----------------------------------------------------------------
+
+
+@pytest.mark.skipif(CUDA, reason="this machine has CUDA")
+def test_cuda_unavailable_says_why() -> None:
+    with pytest.raises(DeviceUnavailable) as caught:
+        run_experiment("positional-encoding", {}, device="cuda")
+    message = str(caught.value)
+    if torch.version.cuda is None:
+        assert "CPU-only build" in message and torch.__version__ in message
+    else:
+        assert "no GPU is visible" in message
+    assert run_experiment("positional-encoding", {"positions": 4}, device="auto").device == "cpu"
+
+
+def test_bad_device_name_is_a_parameter_error() -> None:
+    with pytest.raises(ParamError, match="device must be one of auto, cpu, cuda"):
+        run_experiment("positional-encoding", {}, device="tpu")
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA GPU")
+@pytest.mark.parametrize("name", ["rnn-gradient-decay", "parallelism", "bptt-memory"])
+def test_runs_on_cuda(name: str) -> None:
+    small = {
+        "rnn-gradient-decay": {"hidden_size": 16, "length": 50},
+        "parallelism": {"batch_size": 4, "seq_len": 64, "hidden_size": 32, "repeats": 1},
+        "bptt-memory": {"length": 64, "batch_size": 2, "hidden_size": 16},
+    }[name]
+    result = run_experiment(name, small, device="cuda")
+    assert result.device == "cuda"
+    assert result.machine.startswith("GPU")
+    if name == "rnn-gradient-decay":
+        assert values(result)["ratio_at_T"] == pytest.approx(1.0, rel=1e-9)
+
+
+@pytest.mark.parametrize("name", list(registry.names()))
+def test_a_cancel_mid_run_raises_cancelled_quickly(name: str) -> None:
+    calls = []
+
+    def cancel() -> bool:
+        calls.append(1)
+        return len(calls) > 1  # the runner checks once before the run; this trips inside it
+
+    started = time.perf_counter()
+    with pytest.raises(Cancelled):
+        run_experiment(name, {}, device="cpu", cancelled=cancel)
+    print(f"{name}: cancelled after {time.perf_counter() - started:.2f} s (not asserted)")
+    assert len(calls) == 2
+
+
+def test_progress_is_reported_up_to_done() -> None:
+    seen: list[tuple[float, str]] = []
+    run_experiment(
+        "bptt-memory",
+        {"length": 16, "batch_size": 1, "hidden_size": 4},
+        device="cpu",
+        progress=lambda f, m: seen.append((f, m)),
+    )
+    assert seen[-1] == (1.0, "done")
+    fractions = [f for f, _ in seen]
+    assert fractions == sorted(fractions) and len(seen) >= 3
+    assert all(math.isfinite(f) for f in fractions)

@@ -1,0 +1,233 @@
+"""`.apkg` exports read back by Anki's own backend: counts, decks, rendering, updates."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportResponse
+from click.testing import CliRunner
+
+from studykit.cli import cli
+from studykit.config import bundled_root
+from studykit.export import export_anki
+from studykit.export.ledger import ExportLedger
+from studykit.loading import load_library
+
+NOTE = """id: demo-note
+title: Demo note
+sections:
+  - id: intro
+    title: "Intro to $x$"
+    body: Some text.
+"""
+
+DECK = r"""id: demo
+name: "Top::Middle::Demo deck"
+note: demo-note
+tags: [demo]
+cards:
+  - id: basic-one
+    source: intro
+    tags: [first]
+    front: "Is $a < b$ & **bold**?"
+    back: 'Yes: $\frac{1}{\sqrt{x}}$ holds.'
+  - id: term
+    kind: reversed
+    front: Term
+    back: "Definition with $x^2$"
+  - id: recurrence
+    kind: cloze
+    front: 'Recurrence $h_t = {{c1::\tanh(W h_{t-1})}}$ and {{c2::two}}'
+    back: Extra.
+  - id: context
+    kind: numeric
+    front: "γ = {gamma}: effective context k?"
+    params: {gamma: {choices: [0.9, 0.95, 0.97, 0.99]}}
+    answer: "ceiling(log(0.01)/log(gamma))"
+    tolerance: {abs: 0.5}
+"""
+
+OTHER = """id: other
+name: "Top::Other"
+cards:
+  - id: lone
+    front: Lone front
+    back: Lone back
+"""
+
+IF_NEWER = ImportAnkiPackageUpdateCondition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER
+
+
+def write_root(root: Path, deck: str = DECK) -> Path:
+    (root / "content").mkdir(parents=True, exist_ok=True)
+    (root / "decks").mkdir(parents=True, exist_ok=True)
+    (root / "content" / "note.yaml").write_text(NOTE, encoding="utf-8")
+    (root / "decks" / "demo.yaml").write_text(deck, encoding="utf-8")
+    (root / "decks" / "other.yaml").write_text(OTHER, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Iterator[Collection]:
+    """A fresh Anki collection on disk."""
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "c.anki2"))
+    yield col
+    col.close()
+
+
+def import_package(col: Collection, path: Path) -> ImportResponse.Log:
+    options = ImportAnkiPackageOptions(update_notes=IF_NEWER, update_notetypes=IF_NEWER)
+    request = ImportAnkiPackageRequest(package_path=str(path), options=options)
+    return col.import_anki_package(request).log
+
+
+def only_card(col: Collection, search: str) -> str:
+    ids = col.find_cards(search)
+    assert len(ids) == 1, (search, ids)
+    return str(ids[0])
+
+
+def test_export_imports_into_anki_with_decks_tags_and_mathjax(
+    tmp_path: Path, collection: Collection
+) -> None:
+    library = load_library(write_root(tmp_path / "root"))
+    assert not library.problems
+    result = export_anki(library, tmp_path / "out.apkg", deck_ids=["demo"], variants=3)
+    baked = len(result.unbaked) == 0
+    assert result.notes == 3 + (3 if baked else 1)
+    assert result.cards == 1 + 2 + 2 + (3 if baked else 1)
+    if not baked:
+        assert result.unbaked == ("demo/context",)
+
+    log = import_package(collection, result.path)
+    assert len(log.new) == result.notes
+    assert collection.note_count() == result.notes
+    assert collection.card_count() == result.cards
+    names = {d.name for d in collection.decks.all_names_and_ids()}
+    assert {"Top", "Top::Middle", "Top::Middle::Demo deck"} <= names
+    assert "Top::Other" not in names
+
+    card = collection.get_card(collection.find_cards('"Is*bold*"')[0])
+    question, answer = card.question(), card.answer()
+    assert r"\(a &lt; b\)" in question and "<strong>bold</strong>" in question
+    assert r"\(\frac{1}{\sqrt{x} }\)" in answer
+    assert r"Intro to \(x\)" in answer  # the source section's title
+    assert "$" not in question + answer
+    assert set(card.note().tags) == {"demo", "first"}
+    assert collection.decks.name(card.did) == "Top::Middle::Demo deck"
+
+    term = sorted(collection.find_cards("Term"), key=lambda cid: collection.get_card(cid).ord)
+    assert len(term) == 2
+    assert r"Definition with \(x^2\)" in collection.get_card(term[1]).question()
+
+    clozes = [collection.get_card(cid) for cid in collection.find_cards("Recurrence")]
+    assert sorted(c.ord for c in clozes) == [0, 1]
+    first = next(c for c in clozes if c.ord == 0)
+    assert "[...]" in first.question() and r"\(h_t =" in first.question()
+    assert r"\tanh(W h_{t-1})" in first.answer()
+
+    typed = [collection.get_card(cid) for cid in collection.find_cards("effective")]
+    assert len(typed) == (3 if baked else 1)
+    assert all("[[type:Answer]]" in c.question() for c in typed)
+    assert all(r"\lceil" in c.answer() for c in typed)  # the formula, as maths
+    if baked:  # each variant's value, and the answer to type, agree with the closed form
+        for c in typed:
+            drawn = re.search(r"γ = ([0-9.]+):", c.question())
+            assert drawn is not None
+            gamma = float(drawn.group(1))
+            expected = math.ceil(math.log(0.01) / math.log(gamma))
+            assert c.note()["Answer"] == str(expected)
+            assert "Accepted: ±0.5." in c.answer()
+            assert f"= {expected}\\]" in c.answer()
+
+
+def test_editing_a_card_updates_its_note_instead_of_adding_one(
+    tmp_path: Path, collection: Collection
+) -> None:
+    root = write_root(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    first = export_anki(load_library(root), tmp_path / "one.apkg", ledger=ledger)
+    assert len(import_package(collection, first.path).new) == first.notes
+
+    edited = DECK.replace("'Yes: $\\frac{1}{\\sqrt{x}}$ holds.'", "'Changed: $y > 0$.'")
+    assert edited != DECK
+    (root / "decks" / "demo.yaml").write_text(edited, encoding="utf-8")
+    # Same second as the first export: the ledger still makes the changed note newer.
+    second = export_anki(load_library(root), tmp_path / "two.apkg", ledger=ledger)
+    log = import_package(collection, second.path)
+    assert len(log.new) == 0
+    assert len(log.updated) == 1
+    assert collection.note_count() == first.notes
+    card = collection.get_card(collection.find_cards('"Is*bold*"')[0])
+    assert r"Changed: \(y &gt; 0\)." in card.answer()
+
+    # Importing the same package again changes nothing.
+    again = import_package(collection, second.path)
+    assert (len(again.new), len(again.updated)) == (0, 0)
+
+
+def test_bundled_decks_export_whole_and_without_dollars(
+    tmp_path: Path, collection: Collection
+) -> None:
+    library = load_library(bundled_root())
+    result = export_anki(library, tmp_path / "bundled.apkg")
+    import_package(collection, result.path)
+    assert collection.note_count() == result.notes
+    assert collection.card_count() == result.cards
+    assert result.notes >= sum(len(d.cards) for d in library.decks.values())
+    for note_id in collection.find_notes(""):
+        fields = collection.get_note(note_id).fields
+        assert not any("$" in field for field in fields), fields
+
+
+def test_cli_writes_the_package_and_reports_counts(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    out = tmp_path / "cli.apkg"
+    args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out), "--deck", "other"])
+    assert result.exit_code == 0, result.output
+    assert f"Wrote {out}: 1 notes, 1 cards in 1 deck." in result.output
+    assert out.stat().st_size > 0
+    assert (tmp_path / "data" / "anki-export.sqlite3").exists()
+
+
+def test_cli_unknown_deck_is_a_usage_error(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
+    result = CliRunner().invoke(cli, [*args, "--deck", "nope", "-o", str(tmp_path / "x.apkg")])
+    assert result.exit_code == 2
+    assert "unknown deck 'nope'" in result.output
+    assert not (tmp_path / "x.apkg").exists()
+
+
+def test_a_copy_of_the_root_exports_the_same_decks_and_notes(
+    tmp_path: Path, collection: Collection
+) -> None:
+    first = export_anki(load_library(write_root(tmp_path / "a")), tmp_path / "a.apkg")
+    second = export_anki(load_library(write_root(tmp_path / "b")), tmp_path / "b.apkg")
+    import_package(collection, first.path)
+    decks = sorted((d.id, d.name) for d in collection.decks.all_names_and_ids())
+    log = import_package(collection, second.path)
+    assert len(log.new) == 0
+    assert sorted((d.id, d.name) for d in collection.decks.all_names_and_ids()) == decks
+
+
+def test_cli_shows_progress_for_a_long_export(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    cards = "".join(
+        f"  - id: c{i}\n    front: Q{i} $x_{{{i}}}$\n    back: A{i}\n" for i in range(600)
+    )
+    (root / "decks" / "big.yaml").write_text(f"id: big\nname: Big\ncards:\n{cards}", "utf-8")
+    out = tmp_path / "big.apkg"
+    args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Exporting" in result.stderr
+    assert f"Wrote {out}: 600 notes, 600 cards in 1 deck." in result.stdout

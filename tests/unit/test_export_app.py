@@ -1,0 +1,49 @@
+"""The deck list's `x`: export the highlighted deck (or group) to Anki in a thread worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from textual.widgets import Tree
+
+from studykit.loading import Library
+from studykit.session import StudySession
+from studykit.tui.app import make_app
+from studykit.tui.screens.home import HomeScreen
+from tests.tui.helpers import settle
+
+
+async def test_x_exports_the_highlighted_group_and_shows_path_and_counts(
+    make_session: Callable[..., StudySession], small_library: Library, tmp_path: Path
+) -> None:
+    session = make_session(small_library)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        tree: Tree[object] = app.screen.query_one(Tree)
+        demo = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
+        tree.move_cursor(demo)
+        await pilot.press("x")
+        expected = session.settings.data_dir / "exports" / "demo.apkg"
+        await settle(pilot, lambda: _exported(app) is not None, steps=1000)
+        message = _exported(app)
+        assert message is not None
+        assert "Exported Demo: 5 notes, 5 cards." in message
+        assert str(expected) in message
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "c.anki2"))
+    try:
+        request = ImportAnkiPackageRequest(
+            package_path=str(expected), options=ImportAnkiPackageOptions()
+        )
+        log = col.import_anki_package(request).log
+        assert (len(log.new), col.card_count()) == (5, 5)
+    finally:
+        col.close()
+
+
+def _exported(app: object) -> str | None:
+    notes = getattr(app, "_notifications", [])
+    return next((n.message for n in notes if n.title == "Anki export"), None)

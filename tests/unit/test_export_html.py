@@ -1,0 +1,112 @@
+"""Card fields as Anki HTML: markdown rendered, text escaped, maths as MathJax, clozes kept."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from studykit.export.html import inline_html, markdown_html
+
+
+def test_one_paragraph_has_no_p_and_markdown_renders() -> None:
+    assert markdown_html("a **bold** and *it*") == "a <strong>bold</strong> and <em>it</em>"
+
+
+def test_several_paragraphs_keep_p() -> None:
+    assert markdown_html("one\n\ntwo") == "<p>one</p>\n<p>two</p>"
+
+
+def test_text_is_escaped_and_raw_html_is_not_passed_through() -> None:
+    out = markdown_html("a < b & c > d <script>alert(1)</script>")
+    assert "<script>" not in out
+    assert "a &lt; b &amp; c &gt; d &lt;script&gt;" in out
+
+
+def test_inline_and_display_maths_become_mathjax_without_dollars() -> None:
+    out = markdown_html("So $h_t = f(h_{t-1})$ and\n\n$$\\sum_i x_i$$")
+    assert r"\(h_t = f(h_{t-1})\)" in out
+    assert r"\[\sum_i x_i\]" in out
+    assert "$" not in out
+
+
+def test_markdown_does_not_touch_maths() -> None:
+    # `_` and `*` inside maths would otherwise become emphasis; `\\` would lose a backslash.
+    out = markdown_html(r"$a_1 * b_2 * c_3 \\ d$ and _real_")
+    assert r"\(a_1 * b_2 * c_3 \\ d\)" in out
+    assert "<em>real</em>" in out
+
+
+def test_lt_gt_amp_and_double_braces_survive_in_maths() -> None:
+    out = markdown_html(r"$a < b > c \& d$, $$\frac{1}{\sqrt{x}}$$")
+    assert r"\(a &lt; b &gt; c \&amp; d\)" in out
+    assert r"\[\frac{1}{\sqrt{x} }\]" in out
+    assert "}}" not in out
+
+
+def test_code_keeps_dollars_and_double_colons() -> None:
+    out = markdown_html("`cost $5` then\n\n```\nstd::vector<int> v; // $x$\n```\n")
+    assert "<code>cost $5</code>" in out
+    assert "std::vector&lt;int&gt; v; // $x$" in out
+
+
+def test_prices_are_not_maths() -> None:
+    assert markdown_html("It costs $5 and $10.") == "It costs $5 and $10."
+
+
+def test_cloze_outside_and_inside_maths() -> None:
+    out = markdown_html(r"{{c1::Self-attention}} gives $h = {{c2::\tanh(W_{hh} h)}}$", cloze=True)
+    assert out == r"{{c1::Self-attention}} gives \(h = {{c2::\tanh(W_{hh} h)}}\)"
+
+
+def test_cloze_ending_in_a_brace_closes_at_the_right_place() -> None:
+    out = markdown_html(r"$k = {{c1::\frac{a}{b}}}$", cloze=True)
+    assert out == r"\(k = {{c1::\frac{a}{b} }}\)"
+
+
+def test_cloze_hint_and_markdown_inside() -> None:
+    out = markdown_html("{{c1::**bold** answer::a hint}}", cloze=True)
+    assert out == "{{c1::<strong>bold</strong> answer::a hint}}"
+
+
+def test_cloze_syntax_is_plain_text_outside_cloze_fields() -> None:
+    assert markdown_html("{{c1::x}}") == "{{c1::x}}"
+
+
+def test_inline_title_is_one_line() -> None:
+    assert (
+        inline_html("Limitation 2:\n  the $\\gamma$ factor")
+        == r"Limitation 2: the \(\gamma\) factor"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\n"])
+def test_empty_stays_empty(text: str) -> None:
+    assert markdown_html(text) == ""
+
+
+@given(st.text(max_size=40), st.text(max_size=40))
+def test_raw_html_in_any_text_stays_text(before: str, after: str) -> None:
+    out = markdown_html(f"{before}<b onclick=x>{after}", cloze=True)
+    assert "<b onclick" not in out
+    assert not any(0xE000 <= ord(ch) <= 0xE011 for ch in out)  # no sentinel leaks
+
+
+@given(st.text(alphabet="ab Z09.,:;?()'\"=-+/%", max_size=40))
+def test_plain_text_shortcut_matches_markdown(text: str) -> None:
+    from markdown_it import MarkdownIt
+
+    expected = MarkdownIt("commonmark", {"html": False}).render(text).strip()
+    if expected.startswith("<p>") and expected.count("<p>") == 1:
+        expected = expected[3:-4]
+    assert markdown_html(text) == expected
+
+
+@given(st.text(alphabet="a $\\`\n>5{}", max_size=30), st.booleans())
+def test_maths_ends_where_the_terminal_rendering_says(text: str, display: bool) -> None:
+    from studykit import mathtext
+    from studykit.export import html
+
+    opened = ("$$" if display else "$") + text  # as when a `$` has just opened maths
+    start = len(opened) - len(text)
+    assert html._closing(opened, start, display) == mathtext._closing(opened, start, display)

@@ -1,0 +1,227 @@
+"""`studykit import obsidian`: the plugin's syntax -> deck YAML that our loader accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from studykit.cli import cli
+from studykit.importers.deckyaml import deck_yaml
+from studykit.importers.obsidian import ImportedDeck, parse_obsidian
+from studykit.importers.slugs import MAX_SLUG, Slugs, slug
+from studykit.loading import load_library
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "obsidian"
+SEED = DATA / "rnn-limitations.md"
+FORMS = DATA / "all-forms.md"
+
+SEED_FRONTS = [
+    "RNNs mein sequential processing bottleneck kya hai?",
+    "RNNs time ke across computation parallelize kyun nahi kar sakte?",
+    "RNNs ke liye T timesteps mein vanishing gradient formula derive karo",
+    "Encoder-decoder RNNs mein compression bottleneck kya hai?",
+    "Transformers RNNs se long sequences par kitna faster ho sakte hain?",
+    "LSTMs vanishing gradient problem fully kyun solve NAHI karte?",
+    "RNNs ke liye effective context window formula kya hai?",
+    "Self-attention long-range dependency problem kaise solve karta hai?",
+]
+
+
+def parse(path: Path) -> tuple[dict[str, ImportedDeck], list[str]]:
+    found = parse_obsidian(path.read_text(encoding="utf-8"), path.stem)
+    return {deck.id: deck for deck in found.decks}, [str(line) for line in found.report]
+
+
+def load_back(tmp_path: Path, deck: ImportedDeck) -> None:
+    (tmp_path / "decks").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "decks" / f"{deck.id}.yaml").write_text(deck_yaml(deck, "x.md"), "utf-8")
+
+
+def test_the_seed_cards_become_one_deck_of_eight(tmp_path: Path) -> None:
+    decks, report = parse(SEED)
+    assert list(decks) == ["ai-ml"]
+    deck = decks["ai-ml"]
+    assert deck.name == "ai-ml"
+    assert [card.front for card in deck.cards] == SEED_FRONTS
+    assert all(card.kind == "basic" for card in deck.cards)
+    multi = deck.cards[1]
+    assert multi.back is not None and multi.back.startswith("Kyunki har hidden state $h_{t}$")
+    assert "$h_{1}, h_{2}, \\dots, h_{t - 1}$" in multi.back
+    assert all("SR:" not in (card.back or "") for card in deck.cards)  # schedules dropped
+    assert all("std::vector" not in card.front for card in deck.cards)
+    assert "10-13: code block skipped" in report
+    assert "1-3: front matter skipped" in report
+    assert "21: card `rnns-time-ke-across-computation-parallelize-kyun-nahi-kar` in deck ai-ml" in (
+        report
+    )
+
+    load_back(tmp_path, deck)
+    library = load_library(tmp_path)
+    assert not library.problems
+    loaded = library.decks["ai-ml"]
+    assert [card.front for card in loaded.cards] == SEED_FRONTS
+    assert loaded.cards[1].back == multi.back
+
+
+def test_each_syntax_form() -> None:
+    decks, report = parse(FORMS)
+    assert list(decks) == ["physics-waves", "maths"]
+    waves = {card.id: card for card in decks["physics-waves"].cards}
+    assert decks["physics-waves"].name == "physics::waves"
+    assert waves["cards-above-the-first-tag-join-the-note-s-first-deck"].back == "like this one"
+    assert (waves["speed-of-a-wave"].kind, waves["speed-of-a-wave"].back) == (
+        "basic",
+        "$v = f \\lambda$",
+    )
+    assert waves["period"].kind == "reversed"
+    assert waves["period"].back == "The time of one cycle, $T = 1/f$"
+    multi = waves["multi-line-front-second-front-line"]
+    assert (multi.kind, multi.front, multi.back) == (
+        "basic",
+        "Multi-line front,\nsecond front line",
+        "Back line one\nback line two",
+    )
+    assert waves["term-that-goes-both-ways"].kind == "reversed"
+    cloze = next(card for card in waves.values() if card.kind == "cloze")
+    assert cloze.front == (
+        "The {{c1::wavelength}} is the distance between {{c2::crests}}, "
+        "and `a==b` or $a == b$ stays as written."
+    )
+    assert cloze.back is None
+    assert waves["speed-of-a-wave-2"].back == "a second card with the same front gets a suffix"
+    assert [card.front for card in decks["maths"].cards] == ["Euler's identity"]
+    assert not any("Not" in card.front or "Hidden" in card.front for card in waves.values())
+    for expected in (
+        "22: text without card syntax skipped",
+        "24-27: code block skipped",
+        "29-31: HTML comment skipped",
+        "35: `::` card with an empty side skipped",
+        "37-38: `?` card with an empty side skipped",
+    ):
+        assert expected in report
+
+
+def test_separators_inside_code_or_maths_are_not_cards() -> None:
+    found = parse_obsidian(
+        "#flashcards/x\n\nUse `std::vector` here.\n\n$a::b$ is maths\n\nFour :::: colons\n", "n"
+    )
+    assert found.decks == []
+    assert sum(line.used for line in found.report) == 0
+
+
+def test_a_tag_applies_to_what_follows_it() -> None:
+    text = "#flashcards/a\nOne :: 1\n#flashcards/b\nTwo :: 2\n\n#flashcards/a\nThree :: 3\n"
+    found = parse_obsidian(text, "n")
+    assert {d.id: [c.front for c in d.cards] for d in found.decks} == {
+        "a": ["One", "Three"],
+        "b": ["Two"],
+    }
+
+
+def test_without_a_tag_the_file_names_the_deck() -> None:
+    found = parse_obsidian("Q :: A\n", "My Notes")
+    assert [(d.id, d.name) for d in found.decks] == [("my-notes", "My Notes")]
+
+
+def test_slugs_are_ascii_bounded_and_unique() -> None:
+    assert slug("Self-attention: kya hai? (γ = 0.95)") == "self-attention-kya-hai-0-95"
+    assert slug("γ") == "card"
+    long = slug("word " * 40)
+    assert len(long) <= MAX_SLUG and not long.endswith("-")
+    taken = Slugs()
+    assert [taken.take("q"), taken.take("q"), taken.take("q-2"), taken.take("q")] == [
+        "q",
+        "q-2",
+        "q-2-2",
+        "q-3",
+    ]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cli_reimport_is_byte_identical_and_an_edited_answer_keeps_its_id(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "decks" / "ai-ml.yaml"
+    code, stdout, _ = run("import", "obsidian", str(SEED), "-o", str(out))
+    assert code == 0, stdout
+    assert "8 card(s) in 1 deck(s)" in stdout
+    first = out.read_bytes()
+    assert run("import", "obsidian", str(SEED), "-o", str(out))[0] == 0
+    assert out.read_bytes() == first
+
+    edited = tmp_path / "rnn-limitations.md"
+    text = SEED.read_text(encoding="utf-8")
+    edited.write_text(text.replace("bas thoda slow", "bas dheere"), encoding="utf-8")
+    assert run("import", "obsidian", str(edited), "-o", str(out))[0] == 0
+    before = load_library(_root_with(tmp_path / "a", first)).decks["ai-ml"]
+    after = load_library(tmp_path).decks["ai-ml"]
+    assert [c.id for c in after.cards] == [c.id for c in before.cards]
+    pairs = zip(before.cards, after.cards, strict=True)
+    changed = [c.id for c, d in pairs if (c.front, c.back) != (d.front, d.back)]
+    assert changed == ["lstms-vanishing-gradient-problem-fully-kyun-solve-nahi-karte"]
+
+
+def _root_with(root: Path, deck: bytes) -> Path:
+    (root / "decks").mkdir(parents=True)
+    (root / "decks" / "d.yaml").write_bytes(deck)
+    return root
+
+
+def test_cli_without_output_prints_yaml_and_reports_on_stderr() -> None:
+    code, stdout, stderr = run("import", "obsidian", str(SEED))
+    assert code == 0
+    assert stdout.startswith("# Imported from rnn-limitations.md")
+    assert "id: ai-ml" in stdout and "10-13: code block skipped" not in stdout
+    assert f"{SEED}:10-13: code block skipped" in stderr
+
+
+def test_cli_several_decks_need_a_folder(tmp_path: Path) -> None:
+    code, _, stderr = run("import", "obsidian", str(FORMS), "-o", str(tmp_path / "one.yaml"))
+    assert code == 2 and "give -o a folder" in stderr
+    assert not (tmp_path / "one.yaml").exists()
+    code, _, _ = run("import", "obsidian", str(FORMS), "-o", f"{tmp_path}/decks/")
+    assert code == 0
+    library = load_library(tmp_path)
+    assert not library.problems
+    assert sorted(library.decks) == ["maths", "physics-waves"]
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "message"),
+    [(b"\xff\xfe not utf-8", 2, "not valid UTF-8"), (b"just notes\n", 1, "0 card(s)")],
+)
+def test_cli_bad_or_empty_input(tmp_path: Path, content: bytes, code: int, message: str) -> None:
+    path = tmp_path / "n.md"
+    path.write_bytes(content)
+    result = run("import", "obsidian", str(path))
+    assert result[0] == code
+    assert message in result[2]
+
+
+def test_imported_seed_cards_export_to_anki(tmp_path: Path) -> None:
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    from studykit.export import export_anki
+
+    decks, _ = parse(SEED)
+    load_back(tmp_path / "root", decks["ai-ml"])
+    result = export_anki(load_library(tmp_path / "root"), tmp_path / "seed.apkg")
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "c.anki2"))
+    try:
+        options = ImportAnkiPackageOptions()
+        col.import_anki_package(
+            ImportAnkiPackageRequest(package_path=str(result.path), options=options)
+        )
+        assert (col.note_count(), col.card_count()) == (8, 8)
+        card = col.get_card(col.find_cards("deck:ai-ml window")[0])
+        assert r"\(\gamma^{k} = 0.01\)" in card.answer()
+        assert "$" not in card.answer()
+    finally:
+        col.close()
