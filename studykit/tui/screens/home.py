@@ -16,6 +16,7 @@ from studykit.session import DeckCounts, StudySession
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (
     NotesRequested,
+    QuizRequested,
     ReloadRequested,
     ReviewRequested,
     ReviewScope,
@@ -170,8 +171,6 @@ class HomeScreen(Screen[None]):
 
     def action_quiz(self) -> None:
         """A quiz over the highlighted deck (or every deck)."""
-        from studykit.tui.screens.quiz import QuizRequested
-
         group = self._highlighted()
         scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
         self.post_message(QuizRequested(scope))
