@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -15,6 +16,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_experiments
+import bench_export
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
 from generated import library_with_states, write_yaml_root
 
@@ -34,6 +37,12 @@ def bench_startup(tmp: Path) -> None:
     bare = time_command([PYTHON, script, "bare"])
     ours = time_command([PYTHON, script, "studykit", str(data)])
     report("app first screen (decks loaded), whole process", ours, baseline=bare, goal="≤ 2×")
+    for mode, label in (("studykit", "without torch"), ("studykit-torch", "with torch loaded")):
+        run = subprocess.run(
+            [PYTHON, script, mode, str(data)], check=True, capture_output=True, text=True, cwd=REPO
+        )
+        peak_kib = int(run.stdout.strip().splitlines()[-1])
+        print(f"{'app peak memory, ' + label:<46} {peak_kib / 1024:>7.0f} MiB", flush=True)
     help_time = time_command([STUDYKIT, "--help"])
     python_time = time_command([PYTHON, "-c", "pass"])
     report("studykit --help", help_time, baseline=python_time, goal="≤ 0.3 s")
@@ -41,7 +50,7 @@ def bench_startup(tmp: Path) -> None:
 
 def bench_loading(tmp: Path) -> None:
     """load_library on generated cards vs raw CSafeLoader over the same files."""
-    for cards in (1_000, 10_000):
+    for cards in (1_000, 10_000, 100_000):
         root = tmp / f"yaml-{cards}"
         files = write_yaml_root(root, cards=cards)
 
@@ -62,32 +71,40 @@ def bench_loading(tmp: Path) -> None:
 
 
 def bench_queue(tmp: Path) -> None:
-    """Due queue and deck counts over 100,000 stored card states."""
-    settings = Settings(
-        root=tmp,
-        data_dir=tmp / "queue",
-        reviews_per_day=100_000,
-        new_per_day=1_000,
-        enable_fuzzing=False,
-    )
-    settings.data_dir.mkdir()
-    library = library_with_states(settings.database_path, cards=100_000, decks=10, now=NOW)
-    started = time.perf_counter()
-    session = StudySession(
-        library, Store.open(settings.database_path), settings, clock=lambda: NOW, tz=UTC
-    )
-    opened = time.perf_counter() - started
-    session.next_card()  # first call counts today's log
-    report(
-        "due queue: next_card() over 100,000 states",
-        time_call(session.next_card, repeat=20),
-        goal="≤ 50 ms",
-    )
-    report(
-        "deck counts over 100,000 states", time_call(session.deck_counts, repeat=20), goal="≤ 50 ms"
-    )
-    report("open session over 100,000 states (once)", opened)
-    session.close()
+    """Due queue and deck counts over 1k, 10k and 100k stored card states."""
+    for cards in (1_000, 10_000, 100_000):
+        settings = Settings(
+            root=tmp,
+            data_dir=tmp / f"queue-{cards}",
+            reviews_per_day=100_000,
+            new_per_day=1_000,
+            enable_fuzzing=False,
+        )
+        settings.data_dir.mkdir()
+        library = library_with_states(settings.database_path, cards=cards, decks=10, now=NOW)
+        started = time.perf_counter()
+        session = StudySession(
+            library, Store.open(settings.database_path), settings, clock=lambda: NOW, tz=UTC
+        )
+        opened = time.perf_counter() - started
+        session.next_card()  # the first call counts today's log
+        report(
+            f"due queue: next_card() over {cards:,} states",
+            time_call(session.next_card, repeat=20),
+            goal="≤ 50 ms",
+        )
+        report(
+            f"deck counts over {cards:,} states",
+            time_call(session.deck_counts, repeat=20),
+            goal="≤ 50 ms",
+        )
+        report(f"open session over {cards:,} states (once)", opened)
+        session.close()
+
+
+def bench_check() -> None:
+    """`studykit check` over the bundled content, whole process (sympy included)."""
+    report("studykit check (bundled content)", time_command([STUDYKIT, "check"], repeat=3))
 
 
 def bench_answer(tmp: Path) -> None:
@@ -125,8 +142,13 @@ def main() -> None:
         bench_loading(tmp)
         bench_queue(tmp)
         bench_answer(tmp)
+        bench_check()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    bench_export.main()
+    print()
+    bench_experiments.main()
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import html
 import re
 import unicodedata
 
+from studykit.mathscan import prefix_end, split_code_fences, split_maths
+
 
 def _table(keys: str, values: str) -> dict[str, str]:
     return dict(zip(keys.split(), values.split(), strict=True))
@@ -351,13 +353,8 @@ def latex_to_mathjax(tex: str, display: bool) -> str:
 
 # Markdown ---------------------------------------------------------------------------------
 
-# Container markers at the start of a line: indentation, `>` quotes, list bullets and numbers.
-_PREFIX = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*")
-_FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t>]*\n")
 _ENDS_PARAGRAPH = re.compile(r"(?:\A|\n)[ \t>]*\n\Z")
 _TRAILING_PUNCTUATION = re.compile(r"[ \t]*([.,;:]*)[ \t]*\n?")
-_TICKS = re.compile(r"`+")
 # CommonMark lets any ASCII punctuation be backslash-escaped, and an escaped character is
 # always literal; escaping them all is simpler and safer than guessing which would matter.
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
@@ -365,54 +362,6 @@ _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 
 def _md_escape(text: str) -> str:
     return _PUNCTUATION.sub(r"\\\1", text)
-
-
-def _prefix_end(text: str, start: int) -> int:
-    match = _PREFIX.match(text, start)
-    return match.end() if match else start
-
-
-def _segments(md: str) -> list[tuple[bool, str]]:
-    """Split markdown into (is_fenced_code, text) runs of whole lines."""
-    runs: list[tuple[bool, str]] = []
-    current: list[str] = []
-    fence = ""
-    for line in md.splitlines(keepends=True):
-        match = _FENCE.fullmatch(line.rstrip("\r\n"), _prefix_end(line, 0))
-        if fence:
-            current.append(line)
-            closing = match and not match.group(2).strip() and match.group(1)[0] == fence[0]
-            if closing and match and len(match.group(1)) >= len(fence):
-                runs.append((True, "".join(current)))
-                current, fence = [], ""
-        elif match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            runs.append((False, "".join(current)))
-            current, fence = [line], match.group(1)
-        else:
-            current.append(line)
-    runs.append((bool(fence), "".join(current)))
-    return [run for run in runs if run[1]]
-
-
-def _closing(text: str, start: int, display: bool) -> int:
-    """Index of the `$`/`$$` closing maths opened before `start`, or -1."""
-    k = start
-    while k < len(text):
-        if text[k] == "\\":
-            k += 2
-            continue
-        if display and text.startswith("$$", k):
-            return k
-        if not display:
-            # Inline maths stops at a paragraph break or a code span; a closing `$` hugs the
-            # maths and is not followed by a digit (so "$5 and $10" stays text, as in pandoc).
-            if text[k] == "`" or _PARAGRAPH_BREAK.match(text, k):
-                return -1
-            after_ok = k + 1 >= len(text) or not (text[k + 1].isdigit() or text[k + 1] == "$")
-            if text[k] == "$" and text[k - 1] not in " \t\n$" and after_ok:
-                return k
-        k += 1
-    return -1
 
 
 def _display_block(before: str, tex: str, rest: str) -> tuple[str, int]:
@@ -423,7 +372,7 @@ def _display_block(before: str, tex: str, rest: str) -> tuple[str, int]:
     indented line would instead become a code block (raw text, escapes shown).
     """
     line_start = before.rfind("\n") + 1
-    prefix = before[line_start : _prefix_end(before, line_start)]
+    prefix = before[line_start : prefix_end(before, line_start)]
     if ">" in prefix:  # in a quote, every line of the maths starts with the quote markers
         tex = re.sub(r"\n[ \t>]*", "\n", tex)
     rendered = latex_to_unicode(tex)
@@ -451,34 +400,19 @@ def _display_block(before: str, tex: str, rest: str) -> tuple[str, int]:
 def _convert_prose(text: str) -> str:
     done = ""  # converted text so far (display maths rewrites its tail)
     out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\":
-            out.append(text[i : i + 2])
-            i += 2
-        elif ch == "`":
-            ticks = _TICKS.match(text, i)
-            run = ticks.group() if ticks else ch
-            close = re.compile(rf"(?<!`){run}(?!`)").search(text, i + len(run))
-            end = close.end() if close else i + len(run)
-            out.append(text[i:end])
-            i = end
-        elif text.startswith("$$", i) and (k := _closing(text, i + 2, True)) >= 0:
-            done, used = _display_block(done + "".join(out), text[i + 2 : k], text[k + 2 :])
+    skip = 0  # characters after display maths that its block took in
+    for piece in split_maths(text):
+        if isinstance(piece, str):
+            out.append(piece[skip:])
+            skip = 0
+        elif piece.display:
+            done, skip = _display_block(done + "".join(out), piece.tex, text[piece.end :])
             out = []
-            i = k + 2 + used
-        elif ch == "$" and text[i + 1 : i + 2].strip() and text[i + 1] != "$":
-            k = _closing(text, i + 1, False)
-            tex = text[i + 1 : k] if k >= 0 else None
-            out.append(ch if tex is None else _md_escape(latex_to_unicode(tex).replace("\n", " ")))
-            i = k + 1 if k >= 0 else i + 1
         else:
-            out.append(ch)
-            i += 1
+            out.append(_md_escape(latex_to_unicode(piece.tex).replace("\n", " ")))
     return done + "".join(out)
 
 
 def markdown_to_terminal(md: str) -> str:
     """Replace `$...$` and `$$...$$` maths in markdown with Unicode, leaving code untouched."""
-    return "".join(text if code else _convert_prose(text) for code, text in _segments(md))
+    return "".join(text if code else _convert_prose(text) for code, text in split_code_fences(md))

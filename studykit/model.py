@@ -22,6 +22,8 @@ ClaimId = NewType("ClaimId", str)
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 Ident = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=80)]
 NonEmpty = Annotated[str, Field(min_length=1)]
+# Experiments name their answers in snake_case (`k_star`, `norm_at_T`), unlike content ids.
+AnswerKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$", min_length=1, max_length=80)]
 ParamValue = str | int | float | bool
 
 CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
@@ -60,6 +62,10 @@ class ExperimentRef(Strict):
     params: dict[str, ParamValue] = Field(
         default_factory=dict,
         description="Parameter values; `{name}` refers to a computed card's drawn parameter.",
+    )
+    answer: AnswerKey | None = Field(
+        default=None,
+        description="Computed card: the experiment's named answer that measures the card's answer.",
     )
 
 

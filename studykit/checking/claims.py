@@ -22,6 +22,9 @@ _PROBES: Final = (0.7, 1.3, 2.1, -0.4, 3.0)
 
 def check_claim(claim: Claim) -> Finding | None:
     """None when the claim is right; otherwise what is wrong with it."""
+    unbounded = _non_finite(claim)
+    if unbounded is not None:
+        return Finding(f"`{unbounded}` must be a finite number, not {getattr(claim, unbounded)}")
     try:
         if claim.approx is not None:
             return _check_approx(claim, claim.approx)
@@ -32,6 +35,15 @@ def check_claim(claim: Claim) -> Finding | None:
         return Finding(f"could not be checked in time: {error.message}")
     except ExpressionError as error:
         return Finding(f"bad expression: {error.message}")
+
+
+def _non_finite(claim: Claim) -> str | None:
+    """The first of `approx`, `rel_tol`, `abs_tol` that is NaN or infinite (that check nothing)."""
+    for name in ("approx", "rel_tol", "abs_tol"):
+        value = getattr(claim, name)
+        if value is not None and not math.isfinite(value):
+            return name
+    return None
 
 
 def _value(text: str) -> float:

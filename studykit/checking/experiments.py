@@ -4,40 +4,149 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Iterator
+import json
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studykit.checking.findings import ExperimentSummary, Problem, Report
+from studykit.errors import StudykitError
 from studykit.loading import Library
-from studykit.model import ExperimentRef, Origin
+from studykit.model import Card, ExperimentRef, Origin
 
 if TYPE_CHECKING:
     from studykit.checking.runner import Scope
+    from studykit.experiments.base import Result
 
 REGISTRY = "studykit.experiments.registry"
+DEVICE = "cpu"
 NOT_YET = "no experiments are registered yet; nothing to run"
-NO_CLOSED_FORM = (
-    "{count} experiments registered; none declares a closed form to compare with, "
-    "so none was run (linked names checked)"
-)
+NO_TORCH = "PyTorch is not installed, so no experiment was run (linked names checked)"
 
 
-def _links(library: Library, scope: Scope) -> Iterator[tuple[Origin | None, str, ExperimentRef]]:
-    """(where, what links it, the link) for every experiment link in scope."""
+@dataclass(frozen=True)
+class Link:
+    """One `experiment:` link: where it is written, what holds it, and its drawn values."""
+
+    origin: Origin | None
+    holder: str
+    ref: ExperimentRef
+    values: Mapping[str, object]
+
+
+def _first_values(card: Card) -> dict[str, object]:
+    """A computed card's first parameter choice (a range's low end): one run per card."""
+    from studykit.quiz.variants import check_points
+
+    try:
+        return {name: check_points(name, spec)[0] for name, spec in card.params.items()}
+    except StudykitError:
+        return {}  # the card check reports parameters that cannot be drawn
+
+
+def _links(library: Library, scope: Scope) -> Iterator[Link]:
+    """Every experiment link in scope, sections first."""
     for note in library.notes.values():
         if note.origin is not None and scope.covers(note.origin.path):
             for section in note.sections:
                 if section.experiment is not None:
-                    yield section.origin, f"section {section.id}", section.experiment
+                    yield Link(section.origin, f"section {section.id}", section.experiment, {})
     for deck in library.decks.values():
         if deck.origin is not None and scope.covers(deck.origin.path):
             for card in deck.cards:
                 if card.experiment is not None:
-                    yield card.origin, f"card {card.id}", card.experiment
+                    values = _first_values(card)
+                    yield Link(card.origin, f"card {card.id}", card.experiment, values)
+
+
+class _Checker:
+    """Runs each distinct (experiment, parameters) once and reports per link."""
+
+    def __init__(self, library: Library, report: Report) -> None:
+        self.library = library
+        self.report = report
+        self.runs: dict[tuple[str, str], Result | StudykitError] = {}
+        self.compared = 0
+        self.without = 0
+
+    def problem(self, link: Link, subject: str, message: str, **extra: str) -> None:
+        from studykit.checking.runner import shown_path
+
+        origin = link.origin
+        self.report.problems.append(
+            Problem(
+                path=shown_path(self.library.root, origin.path)
+                if origin
+                else str(self.library.root),
+                line=origin.line if origin else 0,
+                column=origin.column if origin else 0,
+                kind="experiment",
+                subject=subject,
+                message=message,
+                expected=extra.get("expected"),
+                computed=extra.get("computed"),
+            )
+        )
+
+    def run(self, name: str, params: Mapping[str, object]) -> Result | StudykitError:
+        from studykit.experiments.runner import run_experiment
+
+        key = (name, json.dumps(dict(params), sort_keys=True))
+        if key not in self.runs:
+            try:
+                self.runs[key] = run_experiment(name, params, device=DEVICE)
+            except StudykitError as error:
+                self.runs[key] = error
+        return self.runs[key]
+
+    def check(self, link: Link) -> None:
+        from studykit.experiments import registry
+        from studykit.experiments.cards import resolved_params
+        from studykit.experiments.closed_forms import applicable, compare, expression
+        from studykit.experiments.params import validate
+
+        experiment = registry.get(link.ref.name)
+        try:
+            params = validate(experiment, resolved_params(link.ref, link.values))
+            forms = applicable(experiment, params)
+            for form in forms:
+                expression(experiment, form)
+        except StudykitError as error:
+            from studykit.checking.links import check_link
+
+            if check_link(link.ref) is None:  # literal values are already checked there
+                self.problem(link, link.ref.name, f"{error} ({link.holder})")
+            return
+        if not forms:
+            self.without += 1
+            return
+        result = self.run(experiment.name, params)
+        if isinstance(result, StudykitError):
+            self.problem(link, experiment.name, f"the run failed: {result} ({link.holder})")
+            return
+        self.compared += 1
+        keys = [answer.key for answer in result.outcome.answers]
+        if link.ref.answer is not None and link.ref.answer not in keys:
+            self.problem(
+                link,
+                experiment.name,
+                f"`answer: {link.ref.answer}` is not one of its answers: {', '.join(keys)} "
+                f"({link.holder})",
+            )
+        for comparison in compare(experiment, result):
+            if not comparison.agrees:
+                self.problem(
+                    link,
+                    experiment.name,
+                    f"{comparison.describe()} (`{comparison.form.expr}`; {link.holder})",
+                    expected=str(comparison.expected),
+                    computed=str(comparison.measured),
+                )
 
 
 def check_experiments(library: Library, scope: Scope, report: Report) -> None:
-    """Every linked experiment name must be registered; say plainly what was (not) run."""
+    """Linked names must be registered; links with a closed form are run on cpu and compared."""
     if importlib.util.find_spec(REGISTRY) is None:
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
         return
@@ -45,21 +154,32 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
     if not registered:
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
         return
-    from studykit.checking.runner import shown_path
-
     known = ", ".join(registered)
-    for origin, holder, link in _links(library, scope):
-        if link.name in registered:
-            continue
-        kind, subject = holder.split(" ", 1)
-        report.problems.append(
-            Problem(
-                path=shown_path(library.root, origin.path) if origin else str(library.root),
-                line=origin.line if origin else 0,
-                column=origin.column if origin else 0,
-                kind="experiment",
-                subject=f"{link.name} ({kind} {subject})",
-                message=f"no experiment is registered under this name; known: {known}",
+    checker = _Checker(library, report)
+    torch = importlib.util.find_spec("torch") is not None
+    started = time.perf_counter()
+    for link in _links(library, scope):
+        if link.ref.name not in registered:
+            kind, subject = link.holder.split(" ", 1)
+            checker.problem(
+                link,
+                f"{link.ref.name} ({kind} {subject})",
+                f"no experiment is registered under this name; known: {known}",
             )
-        )
-    report.experiments = ExperimentSummary(ran=0, note=NO_CLOSED_FORM.format(count=len(registered)))
+        elif torch:
+            checker.check(link)
+    if not torch:
+        report.experiments = ExperimentSummary(ran=0, note=NO_TORCH)
+        return
+    elapsed = time.perf_counter() - started
+    ran = len(checker.runs)
+    note = (
+        f"{_count(checker.compared, 'link')} compared with their closed forms "
+        f"({_count(ran, 'run')} on {DEVICE}, {elapsed:.1f} s); "
+        f"{_count(checker.without, 'link')} without a closed form that applies (names checked)"
+    )
+    report.experiments = ExperimentSummary(ran=ran, note=note)
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -10,9 +10,10 @@ from pathlib import Path
 from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
+from studykit.checking.links import check_link
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
-from studykit.model import COMPUTED_KINDS, Origin
+from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
 
 FOLDERS = ("content", "decks")
 
@@ -75,7 +76,8 @@ def scopes(paths: Sequence[Path], default_root: Path) -> list[Scope]:
 
 def shown_path(root: Path, rel: str) -> str:
     """The file's path as the user can open it: relative to the working folder when inside."""
-    path = (root / rel).resolve()
+    # Resolve the folder, not the file: a refused link is named as the link, not its target.
+    path = (root / rel).parent.resolve() / Path(rel).name
     try:
         return path.relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
@@ -98,6 +100,16 @@ def _problem(
     )
 
 
+def _check_link(
+    root: Path, origin: Origin | None, subject: str, link: ExperimentRef, report: Report
+) -> None:
+    finding = check_link(link)
+    if finding is not None:
+        report.problems.append(
+            _problem(root, origin, "experiment", f"{link.name} ({subject})", finding)
+        )
+
+
 def check_library(library: Library, scope: Scope, report: Report) -> None:
     """Add the load problems, claims and computed cards of `scope` to `report`."""
     root = library.root
@@ -117,10 +129,15 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
                 finding = check_claim(claim)
                 if finding is not None:
                     report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
+        for section in note.sections:
+            if section.experiment is not None:
+                _check_link(root, section.origin, section.id, section.experiment, report)
     for deck in library.decks.values():
         if deck.origin is None or not scope.covers(deck.origin.path):
             continue
         for card in deck.cards:
+            if card.experiment is not None:
+                _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:
                 continue
             report.cards += 1

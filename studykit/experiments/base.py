@@ -288,6 +288,25 @@ RunFn = Callable[[Params, RunContext], Outcome]
 
 
 @dataclass(frozen=True)
+class ClosedForm:
+    """What a named answer should equal: a safe expression over the experiment's parameters.
+
+    `when` limits it to runs whose parameters have these values (e.g. `init` = `zeroed`),
+    the set-ups where the measurement really equals the formula.
+    """
+
+    answer: str
+    expr: str
+    rel_tol: float = 1e-9
+    abs_tol: float = 0.0
+    when: tuple[tuple[str, Value], ...] = ()
+
+    def applies(self, params: Mapping[str, Value]) -> bool:
+        """Whether a run with these (validated) parameters should agree with it."""
+        return all(params.get(name) == value for name, value in self.when)
+
+
+@dataclass(frozen=True)
 class Experiment:
     """A registered experiment: its name, what it shows, its parameters and its run function."""
 
@@ -296,6 +315,7 @@ class Experiment:
     summary: str
     params: tuple[Param, ...]
     run: RunFn
+    closed_forms: tuple[ClosedForm, ...] = ()
 
     def param(self, name: str) -> Param | None:
         """The parameter called `name` (or with that alias)."""

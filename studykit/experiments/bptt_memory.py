@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
+    ClosedForm,
     Experiment,
     Outcome,
     Param,
@@ -158,4 +159,10 @@ EXPERIMENT = Experiment(
     summary="Bytes saved for backward vs. T: RNN, RNN with checkpointing, explicit attention.",
     params=PARAMS,
     run=run,
+    # One float32 B × d hidden state per step is kept for backward (plus a few bytes of
+    # bookkeeping per step, hence the tolerance).
+    closed_forms=(
+        ClosedForm("rnn_bytes_per_step", "4*batch_size*hidden_size", rel_tol=0.05, abs_tol=16),
+        ClosedForm("scores_mib", "4*batch_size*length**2/2**20", rel_tol=1e-12),
+    ),
 )

@@ -6,6 +6,7 @@ import math
 
 from studykit.experiments.base import (
     Answer,
+    ClosedForm,
     Experiment,
     Outcome,
     Param,
@@ -118,4 +119,9 @@ EXPERIMENT = Experiment(
     summary="k where the gradient through h_t = γ h_{t-1} falls to a threshold (autograd).",
     params=PARAMS,
     run=run,
+    closed_forms=(
+        ClosedForm("k", "ceiling(log(threshold)/log(gamma))", abs_tol=0),
+        ClosedForm("k_star", "ceiling(log(threshold)/log(gamma))", abs_tol=0),
+        ClosedForm("raw", "log(threshold)/log(gamma)", rel_tol=1e-12),
+    ),
 )

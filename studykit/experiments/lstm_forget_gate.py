@@ -6,6 +6,7 @@ import math
 
 from studykit.experiments.base import (
     Answer,
+    ClosedForm,
     Experiment,
     Outcome,
     Param,
@@ -142,4 +143,9 @@ EXPERIMENT = Experiment(
     summary="∂c_k/∂c_0 against f^k, and the mean forget gate of a default-initialised LSTM.",
     params=PARAMS,
     run=run,
+    # Zeroed weights make every forget gate exactly f, so ∂c_k/∂c_0 = f^k · I.
+    closed_forms=(
+        ClosedForm("grad_at_k", "forget**length", rel_tol=1e-9, when=(("init", "zeroed"),)),
+        ClosedForm("norm_at_k", "forget**length", rel_tol=1e-9, when=(("init", "zeroed"),)),
+    ),
 )

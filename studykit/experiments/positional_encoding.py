@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from studykit.experiments.base import (
     Answer,
+    ClosedForm,
     Experiment,
     Outcome,
     Param,
@@ -97,4 +98,10 @@ EXPERIMENT = Experiment(
     summary="PE values; PE(p)·PE(p+k) depends only on k; PE(p+k) is a rotation of PE(p).",
     params=PARAMS,
     run=run,
+    closed_forms=(
+        ClosedForm("pe_0_norm2", "d_model/2", rel_tol=1e-12),
+        ClosedForm("pe_1_0", "sin(1)", rel_tol=1e-12),
+        ClosedForm("dot_spread", "0", abs_tol=1e-9),
+        ClosedForm("rotation_error", "0", abs_tol=1e-9),
+    ),
 )

@@ -6,6 +6,7 @@ import math
 
 from studykit.experiments.base import (
     Answer,
+    ClosedForm,
     Experiment,
     Outcome,
     Param,
@@ -110,4 +111,9 @@ EXPERIMENT = Experiment(
     summary="‖∂h_T/∂h_{T-k}‖ for every k through a tanh RNN with W_hh at spectral radius ρ.",
     params=PARAMS,
     run=run,
+    # Zero input keeps tanh' = 1 and W_hh is ρ times an orthogonal matrix: the norm is ρ^k.
+    closed_forms=(
+        ClosedForm("norm_at_T", "rho**length", rel_tol=1e-9, when=(("input_scale", 0.0),)),
+        ClosedForm("ratio_at_T", "1", rel_tol=1e-9, when=(("input_scale", 0.0),)),
+    ),
 )

@@ -13,7 +13,8 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from studykit.mathtext import _segments, latex_to_mathjax
+from studykit.mathscan import split_code_fences, split_maths
+from studykit.mathtext import latex_to_mathjax
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -25,12 +26,6 @@ _SENTINELS = re.compile("[\ue000-\ue003\ue010\ue011]")
 _CLOZE_OPEN = re.compile(r"\{\{c(\d+)::")
 _MATH_SLOT = re.compile(f"{_MATH}(\\d+){_MATH_END}")
 _CLOZE_SLOT = re.compile(f"({{?)({_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE})")
-_SPECIAL = re.compile(r"[\\`$]")
-_TICKS = re.compile(r"`+")
-# What can end maths: an escape (skipped), `$`, and for inline maths a code span or a
-# paragraph break (which mean it never closes). Same rules as the terminal's maths.
-_DISPLAY_STOP = re.compile(r"\\.|\$\$", re.DOTALL)
-_INLINE_STOP = re.compile(r"\\.|`|\n[ \t>]*\n|\$", re.DOTALL)
 # Text that markdown would give back unchanged (bar escaping): no markup characters, one line,
 # and no list or heading marker at its start. Such fields skip the markdown parser.
 _PLAIN = re.compile(r"(?![-+*#>\d]|=+$)[^\\`*_\[\]<>#!&|~\n]*")
@@ -86,62 +81,15 @@ def _mark_clozes(text: str) -> str:
     return "".join(out)
 
 
-def _closing(text: str, start: int, display: bool) -> int:
-    """Index of the `$`/`$$` that closes maths opened before `start`, or -1."""
-    pattern = _DISPLAY_STOP if display else _INLINE_STOP
-    for match in pattern.finditer(text, start):
-        token = match.group()
-        if token.startswith("\\"):
-            continue
-        if display:
-            return match.start()
-        if token != "$":
-            return -1
-        k = match.start()
-        # A closing `$` hugs the maths and is not followed by a digit ("$5 and $10" is text).
-        after = text[k + 1 : k + 2]
-        if k > start and text[k - 1] not in " \t\n$" and not (after.isdigit() or after == "$"):
-            return k
-    return -1
-
-
 def _lift_maths(prose: str, maths: list[tuple[str, bool]]) -> str:
     """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
     out: list[str] = []
-    i = 0
-    while i < len(prose):
-        special = _SPECIAL.search(prose, i)
-        if special is None:
-            out.append(prose[i:])
-            break
-        out.append(prose[i : special.start()])
-        i = special.start()
-        ch = prose[i]
-        if ch == "\\":
-            out.append(prose[i : i + 2])
-            i += 2
-        elif ch == "`":
-            run = _TICKS.match(prose, i)
-            ticks = run.group() if run else ch
-            close = re.compile(rf"(?<!`){ticks}(?!`)").search(prose, i + len(ticks))
-            end = close.end() if close else i + len(ticks)
-            out.append(prose[i:end])
-            i = end
-        elif prose.startswith("$$", i) and (k := _closing(prose, i + 2, True)) >= 0:
+    for piece in split_maths(prose):
+        if isinstance(piece, str):
+            out.append(piece)
+        else:
             out.append(f"{_MATH}{len(maths)}{_MATH_END}")
-            maths.append((prose[i + 2 : k], True))
-            i = k + 2
-        elif (
-            prose[i + 1 : i + 2].strip()
-            and prose[i + 1] != "$"
-            and (k := _closing(prose, i + 1, False)) >= 0
-        ):
-            out.append(f"{_MATH}{len(maths)}{_MATH_END}")
-            maths.append((prose[i + 1 : k], False))
-            i = k + 1
-        else:  # a `$` that opens no maths
-            out.append(ch)
-            i += 1
+            maths.append((piece.tex, piece.display))
     return "".join(out)
 
 
@@ -159,7 +107,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
         text = _mark_clozes(text)
     maths: list[tuple[str, bool]] = []
     source = "".join(
-        chunk if code else _lift_maths(chunk, maths) for code, chunk in _segments(text)
+        chunk if code else _lift_maths(chunk, maths) for code, chunk in split_code_fences(text)
     )
     source = source.strip()
     if _PLAIN.fullmatch(source) and "    " not in source:

@@ -53,7 +53,7 @@ def load_library(root: Path) -> Library:
     problems: list[LoadProblem] = []
     notes: dict[str, Note] = {}
     failed_notes: dict[str, str] = {}
-    for path, rel in _yaml_files(root, "content"):
+    for path, rel in _yaml_files(root, "content", problems):
         file = load_file(path, rel, Note)
         note = file.model
         if isinstance(note, Note) and not file.problems and note.id in notes:
@@ -73,7 +73,7 @@ def load_library(root: Path) -> Library:
                 failed_notes.setdefault(file.raw_id, rel)
 
     decks: dict[str, Deck] = {}
-    for path, rel in _yaml_files(root, "decks"):
+    for path, rel in _yaml_files(root, "decks", problems):
         file = load_file(path, rel, Deck)
         deck = file.model
         if isinstance(deck, Deck) and not file.problems:
@@ -107,14 +107,45 @@ def _id_problem(file: LoadedFile, message: str, hint: str) -> LoadProblem:
     return problem_along(file.rel, file.root, ("id",), message, hint)
 
 
-def _yaml_files(root: Path, folder: str) -> Iterator[tuple[Path, str]]:
-    """`root/folder/**/*.yaml` (and .yml) in path order, skipping hidden files and folders."""
+def _yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterator[tuple[Path, str]]:
+    """`root/folder/**/*.yaml` (and .yml) in path order, skipping hidden files and folders.
+
+    A link (file or folder) that leads outside the root is not read: a problem names it.
+    Links to folders are never followed, even inside the root (os.walk's default).
+    """
+    inside = root.resolve()
     found: list[tuple[str, Path]] = []
     for directory, subdirs, names in os.walk(root / folder):
         subdirs[:] = [name for name in subdirs if not name.startswith(".")]
+        for name in subdirs:
+            _refuse_outside(Path(directory, name), root, inside, problems)
         for name in names:
             if name.endswith((".yaml", ".yml")) and not name.startswith("."):
                 path = Path(directory, name)
-                found.append((path.relative_to(root).as_posix(), path))
+                if not _refuse_outside(path, root, inside, problems):
+                    found.append((path.relative_to(root).as_posix(), path))
     for rel, path in sorted(found):
         yield path, rel
+
+
+def _refuse_outside(path: Path, root: Path, inside: Path, problems: list[LoadProblem]) -> bool:
+    """True (and a problem added) when `path` is a link that resolves outside the root."""
+    if not path.is_symlink():
+        return False
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        target = None
+    if target is not None and target.is_relative_to(inside):
+        return False
+    rel = path.relative_to(root).as_posix()
+    problems.append(
+        LoadProblem(
+            rel,
+            1,
+            1,
+            "this link leads outside the content root (or nowhere); it was not read",
+            "copy the file into the root instead of linking to it",
+        )
+    )
+    return True

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from studykit.quiz.variants import Variant
+
+if TYPE_CHECKING:
+    from studykit.experiments.base import CancelFn, ProgressFn, Result
+    from studykit.experiments.cache import ExperimentCache
+
+DEVICE = "cpu"
 
 
 @dataclass(frozen=True)
@@ -14,14 +22,72 @@ class Measured:
     value: float
     experiment: str
     note: str = ""
+    device: str = DEVICE
+
+    def text(self) -> str:
+        """`measured: X (experiment NAME, cpu)`."""
+        from studykit.quiz.variants import format_number
+
+        return (
+            f"measured: {format_number(self.value)} (experiment {self.experiment}, {self.device})"
+        )
 
 
-def measured_value(variant: Variant) -> Measured | None:
-    """The linked experiment's measured answer for this variant, or None when there is none.
+def measurable(variant: Variant) -> bool:
+    """The card links an experiment answer, and torch is there to run it."""
+    ref = variant.card.experiment
+    if ref is None or ref.answer is None:
+        return False
+    return importlib.util.find_spec("torch") is not None
 
-    The experiments do not yet say which of their answers corresponds to a card's closed
-    form, so nothing is measured here and the review screen shows the formula's value alone.
-    This is the one place to connect them (through the experiment cache, never a fresh run on
-    the UI thread).
+
+def _from_result(variant: Variant, result: Result | None) -> Measured | None:
+    ref = variant.card.experiment
+    if result is None or ref is None or ref.answer is None:
+        return None
+    try:
+        value = result.answer(ref.answer).value
+    except KeyError:
+        return None
+    if isinstance(value, str):
+        return None
+    return Measured(float(value), ref.name, device=result.device)
+
+
+def measured_value(variant: Variant, cache: ExperimentCache) -> Measured | None:
+    """The linked experiment's cached answer for this variant, or None (never runs anything)."""
+    from studykit.experiments.base import ExperimentError
+    from studykit.experiments.cards import answer_for
+
+    ref = variant.card.experiment
+    if ref is None or ref.answer is None:
+        return None
+    try:
+        result = answer_for(ref, variant.values, cache=cache, device=DEVICE)
+    except ExperimentError:
+        return None  # parameters the experiment refuses: `studykit check` reports them
+    return _from_result(variant, result)
+
+
+def measure(
+    variant: Variant,
+    cache: ExperimentCache,
+    *,
+    progress: ProgressFn | None = None,
+    cancelled: CancelFn | None = None,
+) -> Measured | None:
+    """The cached answer, or run the experiment on cpu, cache it and return its answer.
+
+    Blocking: call it from a worker thread. Raises ExperimentError (TorchMissing, Cancelled, …).
     """
-    return None
+    from studykit.experiments.cache import run_cached
+    from studykit.experiments.cards import resolved_params
+
+    ref = variant.card.experiment
+    if ref is None or ref.answer is None:
+        return None
+    params = resolved_params(ref, variant.values)
+    result = run_cached(
+        cache, ref.name, params, device=DEVICE, progress=progress, cancelled=cancelled
+    )
+    return _from_result(variant, result)

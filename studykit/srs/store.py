@@ -55,7 +55,9 @@ class StoreError(StudykitError):
 def _read_version(path: Path) -> int:
     """Schema version of an existing file, read without writing to it."""
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        # immutable: a look that creates no -wal/-shm files, so a refused file's folder stays
+        # as it was. It may miss commits still in the WAL; `open` re-reads once connected.
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     except sqlite3.Error as error:
         raise StoreError(f"{path}: cannot open the study database ({error})") from error
     try:
@@ -72,6 +74,21 @@ def _read_version(path: Path) -> int:
         raise StoreError(f"{path}: not a readable SQLite database ({error})") from error
     finally:
         conn.close()
+
+
+def _newer(path: Path, version: int, latest: int) -> StoreError:
+    return StoreError(
+        f"{path} was written by a newer studykit (schema version {version}; this "
+        f"version understands up to {latest}). Upgrade studykit; the file was not changed."
+    )
+
+
+def _current_version(conn: sqlite3.Connection) -> int:
+    """The schema version as this connection sees it now (0 for an empty database)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
+        return 0
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
 
 
 def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
@@ -107,10 +124,7 @@ class Store:
         latest = check_migrations(migrations)
         version = _read_version(path) if path.exists() and path.stat().st_size > 0 else 0
         if version > latest:
-            raise StoreError(
-                f"{path} was written by a newer studykit (schema version {version}; this "
-                f"version understands up to {latest}). Upgrade studykit; the file was not changed."
-            )
+            raise _newer(path, version, latest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -119,6 +133,9 @@ class Store:
         store = cls(conn, path, version=version)
         try:
             store._configure()
+            version = store.schema_version = _current_version(conn)
+            if version > latest:
+                raise _newer(path, version, latest)
             if version < latest:
                 if version > 0:
                     store.backup_path = _backup(conn, path, version)
@@ -147,6 +164,10 @@ class Store:
                 continue
             try:
                 with self._transaction() as conn:
+                    # Another process may have migrated between our read and this write lock.
+                    if _current_version(conn) >= migration.version:
+                        self.schema_version = migration.version
+                        continue
                     for statement in migration.statements:
                         conn.execute(statement)
                     conn.execute(

@@ -16,8 +16,10 @@ from studykit.config import Settings
 from studykit.session import StudySession
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
+    ExperimentRequested,
     HomeRequested,
     NotesRequested,
+    QuizRequested,
     ReloadRequested,
     ReviewFinished,
     ReviewRequested,
@@ -25,14 +27,10 @@ from studykit.tui.messages import (
     StatsRequested,
 )
 from studykit.tui.screens.error import ErrorScreen
-from studykit.tui.screens.finish import FinishScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
-from studykit.tui.screens.notes import NotesScreen
-from studykit.tui.screens.quiz import QuizRequested, QuizScreen
-from studykit.tui.screens.review import ReviewScreen
-from studykit.tui.screens.stats import StatsScreen
 
+# Screens past the first are imported when first opened: start-up pays only for home.
 START_SCREENS = ("home", "review", "stats", "quiz")
 OPEN_WORKER = "open-session"
 EXPORT_WORKER = "export-anki"
@@ -125,6 +123,8 @@ class StudykitApp(App[None]):
         else:
             self.push_screen(home)
         if self.start == "review":
+            from studykit.tui.screens.review import ReviewScreen
+
             deck_ids = None if self.deck_id is None else (self.deck_id,)
             if self.deck_id is not None and self.deck_id not in session.library.decks:
                 known = ", ".join(session.library.decks) or "none"
@@ -133,10 +133,14 @@ class StudykitApp(App[None]):
             title = session.library.decks[self.deck_id].name if self.deck_id else "All decks"
             self.push_screen(ReviewScreen(session, ReviewScope(title, deck_ids)))
         elif self.start == "quiz":
+            from studykit.tui.screens.quiz import QuizScreen
+
             deck = session.library.decks.get(self.deck_id) if self.deck_id else None
             scope = ReviewScope(deck.name, (deck.id,)) if deck else ReviewScope("All decks")
             self.push_screen(QuizScreen(session, scope, count=self.questions))
         elif self.start == "stats":
+            from studykit.tui.screens.stats import StatsScreen
+
             self.push_screen(StatsScreen(session, today=self.today))
 
     def on_unmount(self) -> None:
@@ -177,10 +181,15 @@ class StudykitApp(App[None]):
         session = self.session
         if session is None:
             return
+        from studykit.tui.screens.review import ReviewScreen
+
         await self._back_to_home()
         await self.push_screen(ReviewScreen(session, message.scope, first=message.first))
 
     async def on_review_finished(self, message: ReviewFinished) -> None:
+        from studykit.tui.screens.finish import FinishScreen
+        from studykit.tui.screens.review import ReviewScreen
+
         session = self.session
         if session is None or not isinstance(self.screen, ReviewScreen):
             return
@@ -192,16 +201,23 @@ class StudykitApp(App[None]):
         if note is None:
             self.notify(f"No note {message.note_id!r}.", severity="warning")
             return
+        from studykit.tui.screens.notes import NotesScreen
+
         self.push_screen(NotesScreen(note, section_id=message.section_id))
 
     async def on_quiz_requested(self, message: QuizRequested) -> None:
         session = self.session
         if session is None:
             return
+        from studykit.tui.screens.quiz import QuizScreen
+
         await self._back_to_home()
-        await self.push_screen(QuizScreen(session, message.scope, count=message.count))
+        count = message.count if message.count is not None else self.questions
+        await self.push_screen(QuizScreen(session, message.scope, count=count))
 
     def on_stats_requested(self, message: StatsRequested) -> None:
+        from studykit.tui.screens.stats import StatsScreen
+
         if self.session is not None:
             self.push_screen(StatsScreen(self.session, today=self.today))
 
@@ -279,6 +295,24 @@ class StudykitApp(App[None]):
         """A quiz over every deck."""
         self.post_message(QuizRequested(ReviewScope("All decks"), count=self.questions))
 
+    def on_experiment_requested(self, message: ExperimentRequested) -> None:
+        """Open the Experiments screen with a note's or card's linked parameters filled in."""
+        from studykit.experiments.base import ParamError
+        from studykit.experiments.params import validate
+        from studykit.experiments.registry import experiments
+        from studykit.tui.screens.experiments import ExperimentsScreen
+
+        experiment = experiments().get(message.name)
+        if self.session is None or experiment is None:
+            self.notify(f"No experiment called {message.name!r}.", severity="warning")
+            return
+        try:
+            params = validate(experiment, message.params)
+        except ParamError as error:
+            self.notify(str(error), severity="error")
+            return
+        self.push_screen(ExperimentsScreen(self.session, selected=message.name, params=params))
+
     def action_experiments(self) -> None:
         """Open the Experiments screen (results cached in the session's store)."""
         from studykit.tui.screens.experiments import ExperimentsScreen
@@ -288,6 +322,8 @@ class StudykitApp(App[None]):
 
     def action_open_notes(self) -> None:
         """Open the note of the highlighted deck (home) or card (review)."""
+        from studykit.tui.screens.review import ReviewScreen
+
         screen = self.screen
         if isinstance(screen, HomeScreen | ReviewScreen):
             screen.action_notes()

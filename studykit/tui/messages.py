@@ -55,3 +55,21 @@ class HomeRequested(Message):
 
 class ReloadRequested(Message):
     """Reload the content files and reopen the study session."""
+
+
+class ExperimentRequested(Message):
+    """Open the Experiments screen on `name`, its form filled with `params` (as linked)."""
+
+    def __init__(self, name: str, params: dict[str, str | int | float | bool]) -> None:
+        super().__init__()
+        self.name = name
+        self.params = params
+
+
+class QuizRequested(Message):
+    """Start a quiz over the decks of `scope`; `count=None` asks as many as the app was told."""
+
+    def __init__(self, scope: ReviewScope, *, count: int | None = None) -> None:
+        super().__init__()
+        self.scope = scope
+        self.count = count

@@ -46,6 +46,40 @@ def test_effective_context_matches_ceiling_of_log_ratio(gamma: float, threshold:
     assert got["raw"] == pytest.approx(float(sympy.log(thr) / sympy.log(g)), rel=1e-12)
 
 
+SMALL = {
+    "effective-context": {"gamma": 0.8},
+    "rnn-gradient-decay": {"rho": 0.9, "hidden_size": 8, "length": 40},
+    "lstm-forget-gate": {"forget": 0.731, "length": 12, "hidden_size": 4},
+    "positional-encoding": {"positions": 16, "d_model": 8},
+    "attention-scaling": {"d_k": 16, "keys": 32, "queries": 256},
+    "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8},
+}
+
+
+def test_small_parameters_cover_every_experiment_that_declares_closed_forms() -> None:
+    declaring = {e.name for e in registry.experiments().values() if e.closed_forms}
+    assert declaring == set(SMALL)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_declared_closed_forms_hold_at_small_parameters(name: str) -> None:
+    from studykit.experiments.closed_forms import compare
+
+    comparisons = compare(registry.get(name), run_cpu(name, **SMALL[name]))
+    assert comparisons, "no declared closed form applied"
+    assert [c.describe() for c in comparisons if not c.agrees] == []
+
+
+def test_closed_forms_apply_only_in_their_set_up() -> None:
+    from studykit.experiments.closed_forms import applicable
+
+    lstm = registry.get("lstm-forget-gate")
+    assert applicable(lstm, validate(lstm, {"init": "default"})) == ()
+    rnn = registry.get("rnn-gradient-decay")
+    assert applicable(rnn, validate(rnn, {"input_scale": 1})) == ()
+    assert len(applicable(rnn, validate(rnn, {}))) == 2
+
+
 def test_effective_context_reports_not_reached_within_max_steps() -> None:
     got = values(run_cpu("effective-context", gamma=0.999, max_steps=50))
     assert got["k"] == -1

@@ -100,13 +100,3 @@ def test_plain_text_shortcut_matches_markdown(text: str) -> None:
     if expected.startswith("<p>") and expected.count("<p>") == 1:
         expected = expected[3:-4]
     assert markdown_html(text) == expected
-
-
-@given(st.text(alphabet="a $\\`\n>5{}", max_size=30), st.booleans())
-def test_maths_ends_where_the_terminal_rendering_says(text: str, display: bool) -> None:
-    from studykit import mathtext
-    from studykit.export import html
-
-    opened = ("$$" if display else "$") + text  # as when a `$` has just opened maths
-    start = len(opened) - len(text)
-    assert html._closing(opened, start, display) == mathtext._closing(opened, start, display)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from studykit.mathscan import Maths, closing, split_code_fences, split_maths
 from studykit.mathtext import latex_to_mathjax, latex_to_unicode, markdown_to_terminal
 
 # The seed note's formulas (seed/rnn-limitations-notes.txt), extraction damage repaired as
@@ -316,6 +319,66 @@ def test_markdown_to_terminal_never_raises(md: str) -> None:
 @given(st.text(alphabet=st.characters(blacklist_characters="$`~\\")))
 def test_text_without_maths_or_code_is_unchanged(md: str) -> None:
     assert markdown_to_terminal(md) == md
+
+
+# The shared maths scanner (terminal and Anki) -------------------------------------------
+
+
+def test_split_maths_finds_inline_and_display_maths_outside_code_and_escapes() -> None:
+    prose = r"a $x$ \$y$ `$z$` $$w$$. $5 and $10"
+    assert split_maths(prose) == [
+        "a ",
+        Maths("x", False, 5),
+        r" \$y$ `$z$` ",
+        Maths("w", True, 22),
+        ". $5 and $10",
+    ]
+
+
+def test_split_code_fences_keeps_fenced_code_apart() -> None:
+    md = "a $x$\n```\n$y$\n```\nb\n"
+    assert split_code_fences(md) == [(False, "a $x$\n"), (True, "```\n$y$\n```\n"), (False, "b\n")]
+
+
+@given(
+    st.lists(st.sampled_from(["$", "$$", "a", "x^2", " ", "\\", "`", "\n", ">", "5"])).map("".join)
+)
+def test_split_maths_pieces_put_back_together_give_the_prose(prose: str) -> None:
+    rebuilt = ""
+    for piece in split_maths(prose):
+        if isinstance(piece, str):
+            rebuilt += piece
+        else:
+            mark = "$$" if piece.display else "$"
+            rebuilt += mark + piece.tex + mark
+            assert prose[: piece.end] == rebuilt
+    assert rebuilt == prose
+
+
+def _walk_closing(text: str, start: int, display: bool) -> int:
+    """The closing rule spelled out one character at a time, as a reference."""
+    k = start
+    while k < len(text):
+        if text[k] == "\\":
+            k += 2
+            continue
+        if display and text.startswith("$$", k):
+            return k
+        if not display:
+            if text[k] == "`" or re.match(r"\n[ \t>]*\n", text[k:]):
+                return -1
+            after_ok = k + 1 >= len(text) or not (text[k + 1].isdigit() or text[k + 1] == "$")
+            if text[k] == "$" and text[k - 1] not in " \t\n$" and after_ok:
+                return k
+        k += 1
+    return -1
+
+
+@given(st.text(alphabet="a $\\`\n>5{}", max_size=30), st.booleans())
+def test_maths_closes_where_a_character_walk_says(text: str, display: bool) -> None:
+    opened = ("$$" if display else "$") + text  # as when a `$` has just opened maths
+    start = len(opened) - len(text)
+    assert closing(opened, start, display) == _walk_closing(opened, start, display)
 
 
 # latex_to_mathjax -----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from typing import ClassVar
 
 from textual import on, work
@@ -14,7 +15,7 @@ from textual.widgets import Button, Footer, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from studykit.experiments.base import Cancelled, Experiment, Result
+from studykit.experiments.base import Cancelled, Experiment, Result, Value
 from studykit.experiments.cache import ExperimentCache, run_cached
 from studykit.experiments.registry import experiments
 from studykit.tui.guard import describe_error
@@ -35,11 +36,18 @@ class ExperimentsScreen(Screen[None]):
         Binding("ctrl+r", "run", "Run"),
     ]
 
-    def __init__(self, cache: ExperimentCache, *, selected: str | None = None) -> None:
+    def __init__(
+        self,
+        cache: ExperimentCache,
+        *,
+        selected: str | None = None,
+        params: Mapping[str, Value] | None = None,
+    ) -> None:
         super().__init__(id="experiments")
         self.cache = cache
         self.catalogue = experiments()
         self.selected = selected if selected in self.catalogue else next(iter(self.catalogue))
+        self.initial = params if selected == self.selected else None
         self._stop_run = threading.Event()
         self._run_busy = False
 
@@ -53,7 +61,9 @@ class ExperimentsScreen(Screen[None]):
             with VerticalScroll(id="experiment-pane"):
                 yield Static("", id="experiment-title")
                 yield Static("", id="experiment-summary", markup=False)
-                yield ExperimentForm(self.catalogue[self.selected], id="experiment-form")
+                yield ExperimentForm(
+                    self.catalogue[self.selected], initial=self.initial, id="experiment-form"
+                )
                 with Horizontal(id="experiment-actions"):
                     yield Button("Run", id="experiment-run", variant="primary")
                     yield ProgressBar(total=1.0, id="experiment-progress", show_eta=False)

@@ -14,6 +14,7 @@ from textual.widgets.option_list import Option
 
 from studykit.mathtext import markdown_to_terminal
 from studykit.model import Note, Section
+from studykit.tui.messages import ExperimentRequested
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -36,6 +37,14 @@ class SectionView(Vertical):
         # Rich's markdown is one renderable: a long note shows at once, where a widget per
         # block (textual's Markdown) takes seconds to lay out.
         yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
+        ref = self.section.experiment
+        if ref is not None:
+            params = ", ".join(f"{k}={v}" for k, v in ref.params.items())
+            yield Static(
+                f"Experiment: {ref.name}({params}) — press e to run it",
+                classes="section-experiment",
+                markup=False,
+            )
 
 
 class NotesScreen(Screen[None]):
@@ -46,6 +55,7 @@ class NotesScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("tab", "app.focus_next", "Switch pane", show=False),
+        Binding("e", "experiment", "Run section's experiment"),
     ]
 
     def __init__(self, note: Note, *, section_id: str | None = None) -> None:
@@ -102,3 +112,12 @@ class NotesScreen(Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_experiment(self) -> None:
+        """Open the Experiments screen on the current section's experiment, if it links one."""
+        section = self.note.section(self.section_id or "")
+        if section is None or section.experiment is None:
+            self.notify("This section links no experiment.", severity="warning")
+            return
+        ref = section.experiment
+        self.post_message(ExperimentRequested(ref.name, dict(ref.params)))

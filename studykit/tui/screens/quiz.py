@@ -9,7 +9,6 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Rule, Static
 
@@ -19,7 +18,7 @@ from studykit.quiz import DEFAULT_QUESTIONS, QuizAnswer, pick_questions
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.guard import shown_on_screen
-from studykit.tui.messages import HomeRequested, ReviewScope
+from studykit.tui.messages import HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -29,15 +28,6 @@ RATINGS: tuple[tuple[Rating, str], ...] = (
     (Rating.Good, "Good"),
     (Rating.Easy, "Easy"),
 )
-
-
-class QuizRequested(Message):
-    """Start a quiz over the decks of `scope`."""
-
-    def __init__(self, scope: ReviewScope, *, count: int = DEFAULT_QUESTIONS) -> None:
-        super().__init__()
-        self.scope = scope
-        self.count = count
 
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)

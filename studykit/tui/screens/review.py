@@ -18,6 +18,7 @@ from studykit.tui.format import format_interval
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import HomeRequested, NotesRequested, ReviewFinished, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel
+from studykit.tui.widgets.measured_value import MeasuredValue
 from studykit.tui.widgets.title_bar import TitleBar
 
 RATINGS: tuple[tuple[Rating, str], ...] = (
@@ -96,6 +97,7 @@ class ReviewScreen(Screen[None]):
         with VerticalScroll(id="card"):
             yield Markdown(id="front")
             yield AnswerPanel(id="answer-panel")
+            yield MeasuredValue(self.session, id="measured")
             yield Rule(id="divider")
             yield Markdown(id="back")
         with Horizontal(id="answer-bar"):
@@ -145,6 +147,7 @@ class ReviewScreen(Screen[None]):
         self.revealed = False
         panel = self.query_one(AnswerPanel)
         variant = panel.start(card.card)  # computed cards: a fresh seeded variant, typed answer
+        self.query_one(MeasuredValue).reset()
         front = panel.front_markdown() if variant is not None else front_markdown(card.card)
         await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
@@ -189,6 +192,7 @@ class ReviewScreen(Screen[None]):
             panel = self.query_one(AnswerPanel)
             if panel.variant is not None:
                 panel.show_solution()
+                self.query_one(MeasuredValue).show_for(panel.variant)
                 back = panel.back_markdown()
             else:
                 back = back_markdown(card.card)

@@ -12,7 +12,6 @@ from textual.worker import Worker, WorkerState
 from studykit.mathtext import latex_to_unicode, markdown_to_terminal
 from studykit.model import COMPUTED_KINDS, Card
 from studykit.quiz import Grade, Variant, draw_variant, grade, new_seed
-from studykit.quiz.measured import measured_value
 from studykit.session import Rating
 
 GRADE_WORKER = "grade-answer"
@@ -162,9 +161,6 @@ class AnswerPanel(Vertical):
             proposal = proposed_rating(self.result).name
             lines.append(f"Proposed:    {proposal} (enter accepts, 1-4 changes it)")
         lines.append(f"Expected:    {expected}")
-        measured = measured_value(variant)
-        if measured is not None:
-            lines.append(f"Measured:    {measured.value:.6g} ({measured.experiment})")
         verdict.update("\n".join(lines))
         verdict.set_class(self.result is not None and bool(self.result.correct), "-right")
         verdict.set_class(self.result is not None and not self.result.correct, "-wrong")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -21,10 +23,21 @@ class ExperimentForm(Vertical):
             super().__init__()
             self.valid = valid
 
-    def __init__(self, experiment: Experiment, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        experiment: Experiment,
+        *,
+        initial: Mapping[str, Value] | None = None,
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.experiment = experiment
+        self.initial = dict(initial or {})
         self.errors: dict[str, str] = {}
+
+    def _start_value(self, param: Param) -> Value:
+        """What the field shows first: the value a note or card linked with, else the default."""
+        return self.initial.get(param.name, param.default)
 
     def compose(self) -> ComposeResult:
         for param in self.experiment.params:
@@ -33,13 +46,14 @@ class ExperimentForm(Vertical):
                 if param.kind == "choice":
                     yield Select(
                         [(c, c) for c in param.choices],
-                        value=str(param.default),
+                        value=str(self._start_value(param)),
                         allow_blank=False,
                         id=f"param-{param.name}",
                     )
                 else:
+                    start = str(self._start_value(param))
                     yield Input(
-                        str(param.default).lower() if param.kind == "bool" else str(param.default),
+                        start.lower() if param.kind == "bool" else start,
                         id=f"param-{param.name}",
                     )
                 yield Static(param.describe_range(), classes="param-help", markup=False)

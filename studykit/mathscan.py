@@ -1,0 +1,113 @@
+"""Find the maths in markdown: fenced code runs, then `$…$` and `$$…$$` in the prose between.
+
+One scanner serves both renderers (the terminal's Unicode and Anki's MathJax), so the two
+always agree on where maths starts and ends.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Container markers at the start of a line: indentation, `>` quotes, list bullets and numbers.
+_PREFIX = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*")
+_FENCE = re.compile(r"(`{3,}|~{3,})(.*)")
+_SPECIAL = re.compile(r"[\\`$]")
+_TICKS = re.compile(r"`+")
+# What can end maths: an escape (skipped), `$`, and for inline maths a code span or a
+# paragraph break (which mean it never closes).
+_DISPLAY_STOP = re.compile(r"\\.|\$\$", re.DOTALL)
+_INLINE_STOP = re.compile(r"\\.|`|\n[ \t>]*\n|\$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Maths:
+    """Maths found in prose: its TeX, whether it is `$$` display, and where it ends."""
+
+    tex: str
+    display: bool
+    end: int  # index in the prose just past the closing `$` or `$$`
+
+
+def prefix_end(text: str, start: int) -> int:
+    """End of the container markers (indent, `>`, list bullet) of the line at `start`."""
+    match = _PREFIX.match(text, start)
+    return match.end() if match else start
+
+
+def split_code_fences(md: str) -> list[tuple[bool, str]]:
+    """Split markdown into (is_fenced_code, text) runs of whole lines."""
+    runs: list[tuple[bool, str]] = []
+    current: list[str] = []
+    fence = ""
+    for line in md.splitlines(keepends=True):
+        match = _FENCE.fullmatch(line.rstrip("\r\n"), prefix_end(line, 0))
+        if fence:
+            current.append(line)
+            closing = match and not match.group(2).strip() and match.group(1)[0] == fence[0]
+            if closing and match and len(match.group(1)) >= len(fence):
+                runs.append((True, "".join(current)))
+                current, fence = [], ""
+        elif match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            runs.append((False, "".join(current)))
+            current, fence = [line], match.group(1)
+        else:
+            current.append(line)
+    runs.append((bool(fence), "".join(current)))
+    return [run for run in runs if run[1]]
+
+
+def closing(text: str, start: int, display: bool) -> int:
+    """Index of the `$`/`$$` that closes maths opened just before `start`, or -1."""
+    pattern = _DISPLAY_STOP if display else _INLINE_STOP
+    for match in pattern.finditer(text, start):
+        token = match.group()
+        if token.startswith("\\"):
+            continue
+        if display:
+            return match.start()
+        if token != "$":
+            return -1
+        k = match.start()
+        # A closing `$` hugs the maths and is not followed by a digit, so "$5 and $10" stays
+        # text, as in pandoc.
+        after = text[k + 1 : k + 2]
+        if k > start and text[k - 1] not in " \t\n$" and not (after.isdigit() or after == "$"):
+            return k
+    return -1
+
+
+def split_maths(prose: str) -> list[str | Maths]:
+    """Split prose (no fenced code) into text and maths; `\\` escapes and code spans are text."""
+    pieces: list[str | Maths] = []
+    text: list[str] = []  # text since the last maths
+    i = 0
+    while (special := _SPECIAL.search(prose, i)) is not None:
+        text.append(prose[i : special.start()])
+        i = special.start()
+        if prose[i] == "\\":
+            text.append(prose[i : i + 2])
+            i += 2
+        elif prose[i] == "`":
+            ticks = _TICKS.match(prose, i)
+            run = ticks.group() if ticks else "`"
+            close = re.compile(rf"(?<!`){run}(?!`)").search(prose, i + len(run))
+            end = close.end() if close else i + len(run)
+            text.append(prose[i:end])
+            i = end
+        elif prose.startswith("$$", i) and (k := closing(prose, i + 2, True)) >= 0:
+            pieces += ["".join(text), Maths(prose[i + 2 : k], True, k + 2)]
+            text, i = [], k + 2
+        elif (
+            prose[i + 1 : i + 2].strip()
+            and prose[i + 1] != "$"
+            and (k := closing(prose, i + 1, False)) >= 0
+        ):
+            pieces += ["".join(text), Maths(prose[i + 1 : k], False, k + 1)]
+            text, i = [], k + 1
+        else:  # a `$` that opens no maths
+            text.append("$")
+            i += 1
+    text.append(prose[i:])
+    pieces.append("".join(text))
+    return [piece for piece in pieces if piece != ""]

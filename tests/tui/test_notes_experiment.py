@@ -1,0 +1,59 @@
+"""Pilot: a note section's linked experiment opens with the section's parameters filled in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.widgets import Input, Static
+
+from studykit.config import Settings
+from studykit.loading import load_library
+from studykit.session import StudySession
+from studykit.tui.app import make_app
+from studykit.tui.messages import NotesRequested
+from studykit.tui.screens.experiments import ExperimentsScreen
+from studykit.tui.screens.home import HomeScreen
+from studykit.tui.screens.notes import NotesScreen
+
+from .helpers import plain, settle
+
+SIZE = (120, 40)
+
+
+async def test_e_in_notes_opens_the_sections_experiment_with_its_params(
+    make_session: Callable[..., StudySession], tmp_settings: Settings
+) -> None:
+    library = load_library(tmp_settings.root)
+    note = library.notes["rnn-limitations"]
+    section = note.section("effective-context")
+    assert section is not None and section.experiment is not None
+    linked_gamma = section.experiment.params["gamma"]
+    session = make_session(library)
+    app = make_app(tmp_settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.post_message(NotesRequested(note.id, "effective-context"))
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        line = app.screen.query_one("#section-effective-context .section-experiment", Static)
+        assert "effective-context" in plain(line) and "press e" in plain(line)
+        await pilot.press("e")
+        await settle(pilot, lambda: isinstance(app.screen, ExperimentsScreen))
+        screen = app.screen
+        assert isinstance(screen, ExperimentsScreen)
+        assert screen.selected == "effective-context"
+        assert float(screen.query_one("#param-gamma", Input).value) == float(linked_gamma)
+
+
+async def test_e_on_a_section_without_experiment_stays_on_notes(
+    make_session: Callable[..., StudySession], tmp_settings: Settings
+) -> None:
+    library = load_library(tmp_settings.root)
+    session = make_session(library)
+    app = make_app(tmp_settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.post_message(NotesRequested("rnn-limitations", "overview"))
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, NotesScreen)
