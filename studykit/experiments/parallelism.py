@@ -38,11 +38,13 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     repeats = int(params["repeats"])
     dev = ctx.device
     rnn_cls = torch.nn.LSTM if cell == "lstm" else torch.nn.RNN
-    rnn = rnn_cls(d, d, num_layers=layers, batch_first=True).to(dev).eval()
+    rnn = rnn_cls(d, d, num_layers=layers, batch_first=True).to(dev).train(False)
     layer = torch.nn.TransformerEncoderLayer(
         d, heads, dim_feedforward=4 * d, batch_first=True, dropout=0.0
     )
-    encoder = torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).to(dev).eval()
+    encoder = (
+        torch.nn.TransformerEncoder(layer, layers, enable_nested_tensor=False).to(dev).train(False)
+    )
     x = torch.randn(b, t, d, device=dev)
     ctx.step(0.05, "graph depth")
     depth_rnn, depth_attn = _depths(torch, rnn, encoder, t, d, cell, dev)

@@ -18,6 +18,7 @@ from studykit.quiz import DEFAULT_QUESTIONS, QuizAnswer, pick_questions
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.guard import shown_on_screen
+from studykit.tui.keys import ANSWER_BINDINGS
 from studykit.tui.messages import HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.title_bar import TitleBar
@@ -54,30 +55,8 @@ class QuizScreen(Screen[None]):
 
     SUB_TITLE = "Quiz"
 
-    DEFAULT_CSS = """
-    QuizScreen #quiz-top { height: 1; padding: 0 2; margin-top: 1; }
-    QuizScreen #quiz-scope { width: 1fr; color: $text-muted; }
-    QuizScreen #quiz-progress { width: auto; text-style: bold; }
-    QuizScreen #quiz-card {
-        margin: 1 2; padding: 1 2; height: 1fr;
-        border: round $accent 50%; background: $surface;
-    }
-    QuizScreen #quiz-front, QuizScreen #quiz-back { padding: 0 1; }
-    QuizScreen #quiz-divider, QuizScreen #quiz-back { display: none; }
-    QuizScreen.-revealed #quiz-divider, QuizScreen.-revealed #quiz-back { display: block; }
-    QuizScreen #quiz-bar { height: 3; align-horizontal: center; margin-bottom: 1; }
-    QuizScreen #quiz-bar Button { margin: 0 1; }
-    QuizScreen #quiz-bar .rating { display: none; min-width: 12; }
-    QuizScreen.-revealed #quiz-bar .rating { display: block; }
-    QuizScreen.-revealed #quiz-show { display: none; }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "reveal", "Show answer"),
-        Binding("1", "rate(1)", "Again"),
-        Binding("2", "rate(2)", "Hard"),
-        Binding("3", "rate(3)", "Good"),
-        Binding("4", "rate(4)", "Easy"),
+        *ANSWER_BINDINGS,
         Binding("escape", "home", "Home"),
     ]
 
@@ -219,15 +198,6 @@ class QuizScoreScreen(Screen[None]):
     """The score of a finished quiz and the questions that were missed."""
 
     SUB_TITLE = "Quiz score"
-
-    DEFAULT_CSS = """
-    QuizScoreScreen #score-box {
-        width: 96; height: auto; margin-top: 2; padding: 1 3; border: round $accent;
-    }
-    QuizScoreScreen #quiz-score { text-style: bold; color: $accent; margin-bottom: 1; }
-    QuizScoreScreen #quiz-misses { height: auto; }
-    QuizScoreScreen #quiz-hint { margin-top: 1; color: $text-muted; }
-    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "home", "Home"),

@@ -16,6 +16,7 @@ from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.format import format_interval
 from studykit.tui.guard import shown_on_screen
+from studykit.tui.keys import ANSWER_BINDINGS
 from studykit.tui.messages import HomeRequested, NotesRequested, ReviewFinished, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.measured_value import MeasuredValue
@@ -64,11 +65,7 @@ class ReviewScreen(Screen[None]):
     SUB_TITLE = "Review"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("space", "reveal", "Show answer"),
-        Binding("1", "rate(1)", "Again"),
-        Binding("2", "rate(2)", "Hard"),
-        Binding("3", "rate(3)", "Good"),
-        Binding("4", "rate(4)", "Easy"),
+        *ANSWER_BINDINGS,
         Binding("u", "undo", "Undo"),
         Binding("minus", "bury", "Bury", key_display="-"),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),

@@ -25,34 +25,6 @@ def proposed_rating(result: Grade) -> Rating:
 class AnswerPanel(Vertical):
     """Shown for numeric and symbolic cards; hidden for the others."""
 
-    DEFAULT_CSS = """
-    AnswerPanel {
-        height: auto;
-        margin: 1 1 0 1;
-        display: none;
-    }
-    AnswerPanel.-computed {
-        display: block;
-    }
-    AnswerPanel #answer-message {
-        color: $text-warning;
-        display: none;
-    }
-    AnswerPanel #answer-verdict, AnswerPanel #answer-steps {
-        display: none;
-        margin-top: 1;
-    }
-    AnswerPanel.-solved #answer-verdict, AnswerPanel.-solved #answer-steps {
-        display: block;
-    }
-    AnswerPanel #answer-verdict.-right {
-        color: $success;
-    }
-    AnswerPanel #answer-verdict.-wrong {
-        color: $error;
-    }
-    """
-
     class Graded(Message):
         """The typed answer was read and graded; `proposal` is the suggested rating."""
 

@@ -20,26 +20,6 @@ MEASURE_GROUP = "measure"
 class MeasuredValue(Vertical):
     """Hidden until a revealed card links an experiment answer; then a progress bar, the value."""
 
-    DEFAULT_CSS = """
-    MeasuredValue {
-        height: auto;
-        margin: 0 1;
-        display: none;
-    }
-    MeasuredValue.-shown {
-        display: block;
-    }
-    MeasuredValue #measured-text {
-        color: $text-accent;
-    }
-    MeasuredValue #measured-progress {
-        display: none;
-    }
-    MeasuredValue.-running #measured-progress {
-        display: block;
-    }
-    """
-
     def __init__(self, session: StudySession, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.session = session
