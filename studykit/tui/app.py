@@ -313,6 +313,10 @@ class StudykitApp(App[None]):
             return
         self.push_screen(ExperimentsScreen(self.session, selected=message.name, params=params))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the Experiments key where it would lead nowhere: on that screen itself."""
+        return not (action == "experiments" and self.screen.id == "experiments")
+
     def action_experiments(self) -> None:
         """Open the Experiments screen (results cached in the session's store)."""
         from studykit.tui.screens.experiments import ExperimentsScreen

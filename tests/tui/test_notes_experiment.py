@@ -15,7 +15,7 @@ from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
 
-from .helpers import plain, settle
+from .helpers import plain, screen_text, settle
 
 SIZE = (120, 40)
 
@@ -42,6 +42,9 @@ async def test_e_in_notes_opens_the_sections_experiment_with_its_params(
         assert isinstance(screen, ExperimentsScreen)
         assert screen.selected == "effective-context"
         assert float(screen.query_one("#param-gamma", Input).value) == float(linked_gamma)
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Run" in footer and "Experiments" not in footer  # no key back to where we are
 
 
 async def test_e_on_a_section_without_experiment_stays_on_notes(
@@ -54,6 +57,7 @@ async def test_e_on_a_section_without_experiment_stays_on_notes(
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
         app.post_message(NotesRequested("rnn-limitations", "overview"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        assert "section's experiment" in screen_text(app).splitlines()[-1]
         await pilot.press("e")
         await pilot.pause()
         assert isinstance(app.screen, NotesScreen)
