@@ -47,8 +47,9 @@ def run_studykit(data_dir: Path, *, with_torch: bool = False) -> None:
         while not isinstance(pilot.app.screen, HomeScreen):
             await pilot.pause(0.005)
         await pilot.pause()
-        heavy = [m for m in ("torch", "sympy", "genanki") if m in sys.modules]
-        if heavy and not with_torch:
+        unwanted = ("sympy", "genanki") if with_torch else ("torch", "sympy", "genanki")
+        heavy = [m for m in unwanted if m in sys.modules]
+        if heavy:
             raise SystemExit(f"first screen imported {heavy}")
         pilot.app.exit()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from studykit.commands.support import check_deck, settings_from
+from studykit.defaults import QUIZ_QUESTIONS
 
 
 @click.command()
@@ -13,7 +14,7 @@ from studykit.commands.support import check_deck, settings_from
     "-n",
     "count",
     type=click.IntRange(1, 500),
-    default=10,
+    default=QUIZ_QUESTIONS,
     show_default=True,
     help="How many questions.",
 )

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from studykit.importers.slugs import Slugs, slug
+from studykit.ids import Slugs, slug
 
 CardKind = Literal["basic", "reversed", "cloze"]
 

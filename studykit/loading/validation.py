@@ -11,6 +11,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 from yaml.nodes import Node, ScalarNode
 
+from studykit.ids import slug
 from studykit.loading.naming import Place, is_model, label_of, owner_of, read_place
 from studykit.loading.positions import locate, lookup
 from studykit.loading.problems import LoadProblem, did_you_mean, problem_at, shorten
@@ -68,10 +69,6 @@ def _join(options: Sequence[str]) -> str:
         options = [option for option in options if option != "a whole number"]
     unique = list(dict.fromkeys(options))
     return unique[0] if len(unique) == 1 else ", ".join(unique[:-1]) + " or " + unique[-1]
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80]
 
 
 class ErrorMapper:
@@ -182,8 +179,8 @@ class ErrorMapper:
                 f"{where} must be an id (lowercase letters, digits and `-`, starting with a "
                 f"letter or digit); got {_got(value)}"
             )
-            slug = _slug(str(value))
-            hint = f"try `{slug}`" if slug and slug != value else None
+            suggestion = slug(str(value), fallback="")
+            hint = f"try `{suggestion}`" if suggestion and suggestion != value else None
         elif kind == "string_too_short":
             message = f"{where} is empty"
             hint = f"write something after `{key}:`"

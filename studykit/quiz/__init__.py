@@ -7,7 +7,7 @@ expression is first parsed.
 from __future__ import annotations
 
 from studykit.quiz.grading import DEFAULT_TOLERANCE, Grade, grade
-from studykit.quiz.picking import DEFAULT_QUESTIONS, QuizAnswer, pick_questions
+from studykit.quiz.picking import QuizAnswer, pick_questions
 from studykit.quiz.variants import (
     Variant,
     VariantError,
@@ -19,7 +19,6 @@ from studykit.quiz.variants import (
 )
 
 __all__ = [
-    "DEFAULT_QUESTIONS",
     "DEFAULT_TOLERANCE",
     "Grade",
     "QuizAnswer",

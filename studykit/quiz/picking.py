@@ -7,19 +7,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from studykit.defaults import QUIZ_QUESTIONS
 from studykit.model import COMPUTED_KINDS
 
 if TYPE_CHECKING:
     from studykit.session import StudyCard, StudySession
-
-DEFAULT_QUESTIONS = 10
 
 
 def pick_questions(
     session: StudySession,
     deck_ids: Sequence[str] | None = None,
     *,
-    count: int = DEFAULT_QUESTIONS,
+    count: int = QUIZ_QUESTIONS,
     seed: int | None = None,
 ) -> list[StudyCard]:
     """Up to `count` unsuspended cards, about half computed where the decks have them."""

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 from studykit.config import Settings
+from studykit.defaults import QUIZ_QUESTIONS
 from studykit.session import StudySession
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
@@ -54,7 +55,7 @@ class StudykitApp(App[None]):
         start: str = "home",
         deck_id: str | None = None,
         opener: Callable[[Settings], StudySession] | None = None,
-        questions: int = 10,
+        questions: int = QUIZ_QUESTIONS,
     ) -> None:
         super().__init__()
         self.questions = questions  # how many a quiz asks
@@ -343,7 +344,7 @@ def make_app(
     session: StudySession | None = None,
     start: str = "home",
     deck_id: str | None = None,
-    questions: int = 10,
+    questions: int = QUIZ_QUESTIONS,
 ) -> StudykitApp:
     """The app on `settings`; with no `session`, one is opened in a thread worker."""
     if start not in START_SCREENS:

@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, Tree
 
-from studykit.importers.slugs import slug
+from studykit.ids import slug
 from studykit.session import DeckCounts, StudySession
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (

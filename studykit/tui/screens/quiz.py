@@ -12,9 +12,10 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Rule, Static
 
+from studykit.defaults import QUIZ_QUESTIONS
 from studykit.mathtext import latex_to_unicode
 from studykit.model import CLOZE_PATTERN, Card
-from studykit.quiz import DEFAULT_QUESTIONS, QuizAnswer, pick_questions
+from studykit.quiz import QuizAnswer, pick_questions
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.guard import shown_on_screen
@@ -65,7 +66,7 @@ class QuizScreen(Screen[None]):
         session: StudySession,
         scope: ReviewScope,
         *,
-        count: int = DEFAULT_QUESTIONS,
+        count: int = QUIZ_QUESTIONS,
         seed: int | None = None,
     ) -> None:
         super().__init__(id="quiz")

@@ -1,4 +1,4 @@
-"""Stable card ids from text: a slug of the words, made unique with a numeric suffix."""
+"""Ids from text: a slug of the words (valid as a card, deck or section id), made unique."""
 
 from __future__ import annotations
 
