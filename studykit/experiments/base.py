@@ -288,6 +288,23 @@ RunFn = Callable[[Params, RunContext], Outcome]
 
 
 @dataclass(frozen=True)
+class Cost:
+    """What a run is expected to take, estimated before it starts (no torch needed).
+
+    `peak_bytes` is the child process's extra peak memory over a bare torch import;
+    `seconds` is wall time on this CPU; `drivers` names the parameters that drive the
+    cost, largest first, so a refusal can say which ones to lower.
+    """
+
+    peak_bytes: int
+    seconds: float
+    drivers: tuple[str, ...] = ()
+
+
+EstimateFn = Callable[[Params], Cost]
+
+
+@dataclass(frozen=True)
 class ClosedForm:
     """What a named answer should equal: a safe expression over the experiment's parameters.
 
@@ -316,6 +333,7 @@ class Experiment:
     params: tuple[Param, ...]
     run: RunFn
     closed_forms: tuple[ClosedForm, ...] = ()
+    estimate: EstimateFn | None = None
 
     def param(self, name: str) -> Param | None:
         """The parameter called `name` (or with that alias)."""
