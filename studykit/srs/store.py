@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -76,6 +77,25 @@ def _read_version(path: Path) -> int:
         conn.close()
 
 
+def _retry_busy(step: Callable[[], int]) -> int:
+    """Run a first-open step, retrying while another process holds the file, up to the timeout.
+
+    Switching to WAL returns SQLITE_BUSY at once, without calling the busy handler, when
+    another connection is opening the same brand-new file; so we wait here instead.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as error:
+            busy = "locked" in str(error) or "busy" in str(error)
+            if not busy or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.1)
+
+
 def _newer(path: Path, version: int, latest: int) -> StoreError:
     return StoreError(
         f"{path} was written by a newer studykit (schema version {version}; this "
@@ -132,8 +152,7 @@ class Store:
             raise StoreError(f"{path}: cannot open the study database ({error})") from error
         store = cls(conn, path, version=version)
         try:
-            store._configure()
-            version = store.schema_version = _current_version(conn)
+            version = store.schema_version = _retry_busy(store._first_open)
             if version > latest:
                 raise _newer(path, version, latest)
             if version < latest:
@@ -147,6 +166,11 @@ class Store:
             conn.close()
             raise
         return store
+
+    def _first_open(self) -> int:
+        """Configure the connection and read the schema version it sees."""
+        self._configure()
+        return _current_version(self._conn)
 
     def _configure(self) -> None:
         conn = self._conn
