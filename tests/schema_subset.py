@@ -7,6 +7,7 @@ Schema makes the tests fail instead of passing by ignoring the new keyword.
 
 from __future__ import annotations
 
+import operator
 import re
 from typing import Any
 
@@ -138,10 +139,10 @@ def _check(
             out.append(f"{where}: {value!r} does not match {schema['pattern']!r}")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         bounds = (
-            ("minimum", lambda v, b: v >= b),
-            ("maximum", lambda v, b: v <= b),
-            ("exclusiveMinimum", lambda v, b: v > b),
-            ("exclusiveMaximum", lambda v, b: v < b),
+            ("minimum", operator.ge),
+            ("maximum", operator.le),
+            ("exclusiveMinimum", operator.gt),
+            ("exclusiveMaximum", operator.lt),
         )
         for keyword, holds in bounds:
             if keyword in schema and not holds(value, schema[keyword]):

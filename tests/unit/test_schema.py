@@ -110,7 +110,7 @@ def test_bundled_files_validate_against_the_committed_schema(kind: SchemaKind) -
 
 def plant(data: dict[str, Any], kind: SchemaKind, key: str, value: object) -> dict[str, Any]:
     """A copy of the file's data with `key: value` added to its first card (or section)."""
-    planted = json.loads(json.dumps(data))
+    planted: dict[str, Any] = json.loads(json.dumps(data))
     planted["cards" if kind == "deck" else "sections"][0][key] = value
     return planted
 
