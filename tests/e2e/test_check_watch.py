@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.checking.findings import Problem, Report
-from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines
+from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines, watch_check
 from studykit.cli import cli
 from studykit.config import bundled_root
 
@@ -168,3 +168,52 @@ def test_a_long_report_is_cut_to_a_bounded_number_of_lines() -> None:
     assert len(lines) == MAX_SHOWN + 2
     assert lines[-2].startswith("… and 7 more")
     assert lines[-1] == report.summary()
+
+
+GOOD = "id: solo\nname: Solo\ncards:\n  - id: a\n    front: Q?\n    back: A.\n"
+
+
+def test_a_folder_removed_and_made_again_is_watched_again(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "content").mkdir(parents=True)
+    (root / "decks").mkdir()
+    (root / "decks" / "solo.yaml").write_text(GOOD, encoding="utf-8")
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def until(wanted: Callable[[str], bool]) -> list[str]:
+        taken: list[str] = []
+        deadline = time.monotonic() + REACT_S
+        while not taken or not wanted(taken[-1]):
+            try:
+                taken.append(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                raise AssertionError(f"no such line; got {seen + taken!r}") from None
+        seen.extend(taken)
+        return taken
+
+    worker = threading.Thread(
+        target=watch_check,
+        args=([root], root),
+        daemon=True,
+        kwargs={"run_experiments": False, "echo": lines.put, "stop": stop},
+    )
+    worker.start()
+    try:
+        until(lambda line: line.startswith("watching "))
+        shutil.rmtree(root / "decks")
+        (root / "decks").mkdir()
+        (root / "decks" / "solo.yaml").write_text(GOOD.replace("back:", "bakc:"), encoding="utf-8")
+        until(lambda line: "folders changed" in line)
+        report = until(is_summary)
+        assert "solo.yaml:6:5: unknown field `bakc`" in "\n".join(report), report
+        # The new folder is watched: a save in it is seen.
+        (root / "decks" / "solo.yaml").write_text(GOOD, encoding="utf-8")
+        fixed = until(is_summary)
+        assert "changed: " in fixed[0] and fixed[-1].endswith(" 0 problems"), fixed
+    finally:
+        stop.set()
+        worker.join(timeout=REACT_S)
+    assert not worker.is_alive()
+    assert until(lambda line: line == "stopped watching")
