@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 EXTRAS ?= torch,plots,anki,dev
 
-.PHONY: setup run test bench lint clean
+.PHONY: setup run test bench lint schema clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check studykit tests benchmarks
 	$(VENV)/bin/ruff format --check studykit tests benchmarks
 	$(VENV)/bin/mypy
+
+# Regenerate the editor schemas after changing studykit/model.py (a test fails until you do).
+schema: $(STAMP)
+	$(VENV)/bin/studykit schema deck -o schema/deck.schema.json
+	$(VENV)/bin/studykit schema note -o schema/note.schema.json
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

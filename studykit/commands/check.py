@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from studykit.commands.support import EXIT_USAGE, fail, settings_from
+from studykit.commands.support import EXIT_OK, EXIT_USAGE, fail, settings_from
 
 
 @click.command()
@@ -20,9 +21,18 @@ from studykit.commands.support import EXIT_USAGE, fail, settings_from
     is_flag=True,
     help="Also run each linked experiment that has a closed form and compare.",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Check again after each save of a .yaml file, until Ctrl-C (not with --json).",
+)
 @click.pass_context
 def check(
-    ctx: click.Context, paths: tuple[Path, ...], as_json: bool, run_experiments: bool
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    as_json: bool,
+    run_experiments: bool,
+    watch: bool,
 ) -> None:
     """Check the content: schema, references, every claim and every computed card.
 
@@ -39,6 +49,8 @@ def check(
     from studykit.checking import CheckInputError, run_check
 
     settings = settings_from(ctx)
+    if watch:
+        _watch(list(paths), settings.root, as_json=as_json, run_experiments=run_experiments)
     try:
         report = run_check(list(paths), settings.root, run_experiments=run_experiments)
     except CheckInputError as error:
@@ -52,3 +64,17 @@ def check(
             click.echo(f"experiments: {report.experiments.note}")
         click.echo(report.summary())
     raise SystemExit(report.exit_code)
+
+
+def _watch(paths: list[Path], root: Path, *, as_json: bool, run_experiments: bool) -> NoReturn:
+    """`--watch`: report after each save until Ctrl-C, then exit 0."""
+    from studykit.checking import CheckInputError
+    from studykit.checking.watch import watch_check
+
+    if as_json:
+        fail("--watch prints a report per save for people; use --json without --watch", EXIT_USAGE)
+    try:
+        watch_check(paths, root, run_experiments=run_experiments, echo=click.echo)
+    except CheckInputError as error:
+        fail(str(error), EXIT_USAGE)
+    raise SystemExit(EXIT_OK)
