@@ -50,5 +50,8 @@ def check(
             click.echo(str(problem))
         if report.experiments is not None and report.experiments.note:
             click.echo(f"experiments: {report.experiments.note}")
+        evidence = report.evidence_line(ran_experiments=run_experiments)
+        if evidence is not None:
+            click.echo(evidence)
         click.echo(report.summary())
     raise SystemExit(report.exit_code)
