@@ -87,8 +87,8 @@ def _example(card: Card, answer: Expression, example: Example) -> Finding | None
         return Finding(f"{what}: bad `expr`: {error.message}")
     if same_expression(example.expr, answer.text, names=names, values=example.params):
         return None
-    given = answer.substituted_latex(example.params)
-    return Finding(f"{what}: expected `{example.expr}`, the answer gives ${given}$", example.expr)
+    shown = f"the answer `{answer.text}` is not `{example.expr}` there"
+    return Finding(f"{what}: {shown}", example.expr)
 
 
 def _agreement(
@@ -177,7 +177,7 @@ def compare_measured(
 ) -> Finding | None:
     """None when the formula at `values` is within the link's (else the card's) tolerance."""
     assert card.experiment is not None
-    what = f"measured `{key}`{_at(values)}"
+    what = f"`{key}`{_at(values)}"
     if isinstance(measured, bool) or not isinstance(measured, int | float):
         return Finding(f"{what} is {measured!r}, not a number")
     try:

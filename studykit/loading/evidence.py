@@ -42,7 +42,7 @@ def _param_problems(
                     )
                 )
     missing = [name for name in declared if name not in given]
-    if missing and card.kind == "numeric":
+    if missing and card.kind == "numeric" and not problems:
         names = ", ".join(f"`{name}`" for name in missing)
         problems.append(
             problem_along(
