@@ -181,7 +181,10 @@ class Example(Strict):
     value: float | None = Field(
         default=None,
         allow_inf_nan=False,
-        description="The expected number, compared within the card's tolerance.",
+        description=(
+            "The expected number, compared within the card's tolerance (without one, to 3 "
+            "significant figures, as typed answers are graded)."
+        ),
     )
     expr: str | None = Field(
         default=None,

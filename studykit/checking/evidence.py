@@ -67,18 +67,37 @@ def _close(
     )
 
 
+def _stray(
+    card: Card, answer: Expression, values: Mapping[str, float], what: str
+) -> Finding | None:
+    """A finding when `values` name something that is neither a parameter nor in the answer."""
+    stray = sorted(values.keys() - answer.names - card.params.keys())
+    if not stray:
+        return None
+    listed = ", ".join(f"`{name}`" for name in stray)
+    return Finding(f"{what}: {listed} is neither a parameter nor a name in the answer")
+
+
+def _value_at(answer: Expression, values: Mapping[str, float], what: str) -> float | Finding:
+    """The answer's value at `values`, or a finding saying why it has none."""
+    try:
+        return answer.evaluate(values)
+    except ExpressionTimeout:
+        raise
+    except ExpressionError as error:
+        return Finding(f"{what}: the answer has no value there: {error.message}")
+
+
 def _example(card: Card, answer: Expression, example: Example) -> Finding | None:
     what = f"example{_at(example.params)}"
     names = answer.names | card.params.keys()
-    stray = sorted(example.params.keys() - names)
-    if stray:
-        listed = ", ".join(f"`{name}`" for name in stray)
-        return Finding(f"{what}: {listed} is neither a parameter nor a name in the answer")
+    stray = _stray(card, answer, example.params, what)
+    if stray is not None:
+        return stray
     if example.value is not None:
-        try:
-            got = answer.evaluate(example.params)
-        except ExpressionError as error:
-            return Finding(f"{what}: the answer has no value there: {error.message}")
+        got = _value_at(answer, example.params, what)
+        if isinstance(got, Finding):
+            return got
         return _close(card.tolerance or DEFAULT_TOLERANCE, example.value, got, what)
     assert example.expr is not None
     try:
@@ -99,10 +118,9 @@ def _agreement(
         stated = parse(claim.expr).evaluate()
     except ExpressionError:
         return None  # the claim's own check reports it
-    try:
-        got = answer.evaluate(agreement.params)
-    except ExpressionError as error:
-        return Finding(f"{what}: the answer has no value there: {error.message}")
+    got = _stray(card, answer, agreement.params, what) or _value_at(answer, agreement.params, what)
+    if isinstance(got, Finding):
+        return got
     return _close(card.tolerance or DEFAULT_TOLERANCE, stated, got, what, "the claim says")
 
 
@@ -181,8 +199,10 @@ def compare_measured(
     if isinstance(measured, bool) or not isinstance(measured, int | float):
         return Finding(f"{what} is {measured!r}, not a number")
     try:
-        got = answer_expression(card).evaluate(values)
-    except ExpressionError as error:
-        return Finding(f"{what}: the answer has no value there: {error.message}")
+        got = _value_at(answer_expression(card), values, what)
+    except ExpressionTimeout as error:
+        return Finding(f"{what}: {error.message}")
+    if isinstance(got, Finding):
+        return got
     tolerance = card.experiment.tolerance or card.tolerance or DEFAULT_TOLERANCE
     return _close(tolerance, float(measured), got, what, "the experiment measured")
