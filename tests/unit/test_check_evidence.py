@@ -101,6 +101,7 @@ def test_the_floor_plant_also_disagrees_with_the_measured_k(tmp_path: Path) -> N
     )
 
 
+# card id -> (a piece of the line the problem is reported at, the start of its message).
 PLANTED = {
     "no-evidence": (
         "- id: no-evidence",
@@ -131,6 +132,17 @@ PLANTED = {
         "- id: link-without-params",
         "the `effective-context` link does not pass `gamma`",
     ),
+    "hostile-defines": (
+        "- id: hostile-defines",
+        "bad `defines` expression: attribute access not allowed",
+    ),
+}
+# One card, three odd examples, each reported at its own line.
+ODD_EXAMPLES = {
+    "t: 1, x: 2}": "example at T=3, t=1, x=2: `x` is neither a parameter nor a name in the answer",
+    "value: 0.25": "example at T=3, t=1: the answer has no value there: `gamma**(T - t)` "
+    "needs a value for `gamma`",
+    "().__class__": "example at T=3, t=1: bad `expr`: attribute access not allowed",
 }
 
 
@@ -139,14 +151,16 @@ def test_planted_evidence_problems_are_reported_at_their_lines() -> None:
     assert result.returncode == 1, result.stderr
     lines = result.stdout.splitlines()
     rel = "tests/data/check/evidence/decks/evidence.yaml"
-    for card_id, (anchor, text) in PLANTED.items():
+    expected = [(card_id, anchor, text) for card_id, (anchor, text) in PLANTED.items()]
+    expected += [("odd-examples", anchor, text) for anchor, text in ODD_EXAMPLES.items()]
+    for card_id, anchor, text in expected:
         where = f"{rel}:{line_with(EVIDENCE_DECK, anchor)}: card {card_id}: {text}"
         assert any(line.startswith(where) for line in lines), (where, lines)
     assert not any("well-evidenced" in line for line in lines)
     assert lines[-2] == (
-        "evidence: 7 of 8 computed cards (examples 5, agrees_with 2, defines 1, experiment 1)"
+        "evidence: 9 of 10 computed cards (examples 6, agrees_with 2, defines 2, experiment 1)"
     )
-    assert lines[-1] == f"2 claims, 8 cards checked, {len(PLANTED)} problems"
+    assert lines[-1] == f"2 claims, 10 cards checked, {len(expected)} problems"
 
 
 def test_json_counts_the_bundled_cards_with_evidence() -> None:
@@ -253,6 +267,19 @@ def test_evidence_of_the_wrong_shape_is_a_load_problem_at_its_line(
 ) -> None:
     problems = load_problems(tmp_path, NUMERIC + evidence, CLAIMS)
     assert len(problems) == 1 and problems[0].startswith(problem), problems
+
+
+def test_agreeing_with_a_claim_needs_the_deck_to_name_a_note(tmp_path: Path) -> None:
+    card = NUMERIC.replace("    source: s\n", "") + (
+        "    agrees_with:\n      - {claim: ninety, params: {gamma: 0.9}}\n"
+    )
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "d.yaml").write_text("id: d\nname: D\ncards:\n" + card, "utf-8")
+    problems = [str(problem) for problem in load_library(tmp_path).problems]
+    assert problems == [
+        "decks/d.yaml:10:17: card `c` agrees with claim `ninety`, but the deck names no "
+        "`note:`; add `note:`"
+    ]
 
 
 def test_a_basic_card_has_no_evidence_fields(tmp_path: Path) -> None:
