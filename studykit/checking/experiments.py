@@ -8,16 +8,17 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING
 
 from studykit.checking.findings import ExperimentSummary, Problem, ProblemKind, Report
 from studykit.errors import StudykitError
 from studykit.loading import Library
-from studykit.model import Card, ExperimentRef, Origin
+from studykit.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
 
 if TYPE_CHECKING:
     from studykit.checking.runner import Scope
     from studykit.experiments.base import Result
+    from studykit.quiz.variants import Value
 
 REGISTRY = "studykit.experiments.registry"
 DEVICE = "cpu"
@@ -36,12 +37,12 @@ class Link:
     card: Card | None = None
 
 
-def _points(card: Card) -> list[dict[str, object]]:
+def _points(card: Card) -> list[dict[str, Value]]:
     """A computed card's representative parameter choices (low corner first)."""
     from studykit.quiz.variants import representative
 
     try:
-        return [dict(point) for point in representative(card)]
+        return representative(card)
     except StudykitError:
         return [{}]  # the card check reports parameters that cannot be drawn
 
@@ -73,7 +74,14 @@ class _Checker:
         self.measured = 0  # card answers compared with a measured value
 
     def problem(
-        self, link: Link, subject: str, message: str, kind: ProblemKind = "experiment", **extra: str
+        self,
+        link: Link,
+        subject: str,
+        message: str,
+        *,
+        kind: ProblemKind = "experiment",
+        expected: str | None = None,
+        computed: str | None = None,
     ) -> None:
         from studykit.checking.runner import shown_path
 
@@ -88,8 +96,8 @@ class _Checker:
                 kind=kind,
                 subject=subject,
                 message=message,
-                expected=extra.get("expected"),
-                computed=extra.get("computed"),
+                expected=expected,
+                computed=computed,
             )
         )
 
@@ -124,7 +132,7 @@ class _Checker:
             return
         if not forms:
             self.without += 1
-            if _measures(link) is None:
+            if not _measures(link):
                 return  # nothing to compare: the name and parameters are checked
         result = self.run(experiment.name, params)
         if isinstance(result, StudykitError):
@@ -176,31 +184,22 @@ class _Checker:
             except KeyError:
                 return  # check() names the answers there are
             self.measured += 1
-            numbers = {name: value for name, value in values.items() if _is_number(value)}
-            finding = compare_measured(card, numbers, key, measured)
+            finding = compare_measured(card, values, key, measured)
             if finding is not None:
                 self.problem(
                     link,
                     card.id,
                     f"{finding.message} (`{experiment.name}`)",
                     kind="card",
-                    expected=finding.expected or "",
-                    computed=finding.computed or "",
+                    expected=finding.expected,
+                    computed=finding.computed,
                 )
 
 
-def _measures(link: Link) -> Card | None:
-    """The computed card whose formula the link's named answer measures, if it is one."""
-    from studykit.model import COMPUTED_KINDS
-
+def _measures(link: Link) -> bool:
+    """Whether the link's named answer measures a computed card's formula."""
     card = link.card
-    if card is None or card.kind not in COMPUTED_KINDS or link.ref.answer is None:
-        return None
-    return card
-
-
-def _is_number(value: object) -> TypeGuard[float]:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return card is not None and card.kind in COMPUTED_KINDS and link.ref.answer is not None
 
 
 def check_experiments(library: Library, scope: Scope, report: Report) -> None:
@@ -226,7 +225,7 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
             )
         elif torch:
             checker.check(link)
-            if _measures(link) is not None:
+            if _measures(link):
                 checker.evidence(link)
     if not torch:
         report.experiments = ExperimentSummary(ran=0, note=NO_TORCH)
