@@ -11,6 +11,8 @@ import pytest
 
 from studykit.checking import run_check
 from studykit.loading import load_library
+from studykit.model import Card
+from studykit.quiz.variants import representative
 from tests.unit.test_check import ROOT, line_of, studykit
 
 EVIDENCE = ROOT / "tests" / "data" / "check" / "evidence"
@@ -288,3 +290,16 @@ def test_a_basic_card_has_no_evidence_fields(tmp_path: Path) -> None:
     assert len(problems) == 1 and problems[0].startswith(
         "decks/d.yaml:9:7: card `c`: `examples`, `agrees_with` and `defines` are evidence"
     ), problems
+
+
+def test_experiment_evidence_runs_at_the_low_middle_and_high_choices() -> None:
+    card = Card.model_validate(
+        {
+            "id": "c",
+            "kind": "numeric",
+            "front": "{a} {b}?",
+            "params": {"a": {"choices": [1, 2, 3, 4]}, "b": {"choices": [5]}},
+            "answer": "a*b",
+        }
+    )
+    assert representative(card) == [{"a": 1, "b": 5}, {"a": 3, "b": 5}, {"a": 4, "b": 5}]
