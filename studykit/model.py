@@ -25,6 +25,7 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 # Experiments name their answers in snake_case (`k_star`, `norm_at_T`), unlike content ids.
 AnswerKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$", min_length=1, max_length=80)]
 ParamValue = str | int | float | bool
+Number = int | float
 
 CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
 COMPUTED_KINDS: frozenset[str] = frozenset({"numeric", "symbolic"})
@@ -55,6 +56,20 @@ class Strict(BaseModel):
         return self._origin
 
 
+class Tolerance(Strict):
+    """How close a typed numeric answer must be."""
+
+    abs: float | None = Field(default=None, ge=0)
+    rel: float | None = Field(default=None, ge=0)
+    sig_figs: int | None = Field(default=None, ge=1, le=15)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if (self.abs is not None) + (self.rel is not None) + (self.sig_figs is not None) != 1:
+            raise ValueError("give exactly one of `abs`, `rel` or `sig_figs`")
+        return self
+
+
 class ExperimentRef(Strict):
     """A link to a live experiment and the parameters to run it with."""
 
@@ -67,6 +82,19 @@ class ExperimentRef(Strict):
         default=None,
         description="Computed card: the experiment's named answer that measures the card's answer.",
     )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description=(
+            "Computed card: how close the measured `answer` must be to the card's formula under "
+            "`check --run-experiments` (default: the card's own tolerance)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _tolerance_needs_answer(self) -> Self:
+        if self.tolerance is not None and self.answer is None:
+            raise ValueError("`tolerance` compares the measured `answer`; name the `answer` too")
+        return self
 
 
 class Claim(Strict):
@@ -140,18 +168,44 @@ class ParamSpec(Strict):
         return self
 
 
-class Tolerance(Strict):
-    """How close a typed numeric answer must be."""
+class Example(Strict):
+    """A case worked by hand: values for the names, and what the card's answer gives there."""
 
-    abs: float | None = Field(default=None, ge=0)
-    rel: float | None = Field(default=None, ge=0)
-    sig_figs: int | None = Field(default=None, ge=1, le=15)
+    params: dict[str, Number] = Field(
+        default_factory=dict,
+        description=(
+            "A value for each card parameter (numeric cards: every one); a symbolic card may "
+            "also give values to its answer's own names, e.g. `z`."
+        ),
+    )
+    value: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        description=(
+            "The expected number, compared within the card's tolerance (without one, to 3 "
+            "significant figures, as typed answers are graded)."
+        ),
+    )
+    expr: str | None = Field(
+        default=None,
+        description="Symbolic cards: the expected expression there, compared by sympy.",
+    )
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> Self:
-        if (self.abs is not None) + (self.rel is not None) + (self.sig_figs is not None) != 1:
-            raise ValueError("give exactly one of `abs`, `rel` or `sig_figs`")
+    def _value_or_expr(self) -> Self:
+        if (self.value is None) == (self.expr is None):
+            raise ValueError("give exactly one of `value` or `expr`")
         return self
+
+
+class Agreement(Strict):
+    """The card's answer must reproduce a verified claim of the deck's note."""
+
+    claim: Ident = Field(description="Id of a claim (with `approx` or `equals`) in the note.")
+    params: dict[str, Number] = Field(
+        default_factory=dict,
+        description="The parameter values the claim is about, e.g. `{gamma: 0.95}`.",
+    )
 
 
 class Card(Strict):
@@ -169,6 +223,24 @@ class Card(Strict):
     answer: str | None = Field(default=None, description="Computed: safe expression of the answer.")
     tolerance: Tolerance | None = Field(default=None, description="Numeric: accepted error.")
     experiment: ExperimentRef | None = Field(default=None, description="Measured answer, if any.")
+    examples: tuple[Example, ...] = Field(
+        default=(),
+        description="Computed: cases worked by hand, e.g. `- {params: {gamma: 0.95}, value: 90}`.",
+    )
+    agrees_with: tuple[Agreement, ...] = Field(
+        default=(),
+        description=(
+            "Computed: verified claims of the note the answer reproduces, e.g. "
+            "`- {claim: k-star-gamma-095, params: {gamma: 0.95}}`."
+        ),
+    )
+    defines: str | None = Field(
+        default=None,
+        description=(
+            "Symbolic: a safe expression the answer must equal for every value of its names, "
+            "e.g. `diff(tanh(z), z)` for `1 - tanh(z)**2`; sympy decides."
+        ),
+    )
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Self:
@@ -180,6 +252,17 @@ class Card(Strict):
                 f"`answer`, `params` and `tolerance` belong to numeric/symbolic cards, "
                 f"not `{self.kind}`"
             )
+        if not computed and (self.examples or self.agrees_with or self.defines is not None):
+            raise ValueError(
+                f"`examples`, `agrees_with` and `defines` are evidence for a computed answer; "
+                f"a `{self.kind}` card has none"
+            )
+        if self.defines is not None and self.kind != "symbolic":
+            raise ValueError(
+                "`defines` is for symbolic cards; give a numeric card `examples` instead"
+            )
+        if self.kind == "numeric" and any(example.expr is not None for example in self.examples):
+            raise ValueError("a numeric card's `examples` give a `value`, not an `expr`")
         if self.kind == "cloze" and not CLOZE_PATTERN.search(self.front):
             raise ValueError("a cloze card's front needs at least one {{c1::...}} deletion")
         if self.kind in {"basic", "reversed"} and not (self.back and self.back.strip()):

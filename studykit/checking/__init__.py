@@ -3,7 +3,9 @@
 Claims: `approx` within `rel_tol`/`abs_tol` (default rel 1e-6 when neither is given), `equals`
 decided exactly by sympy, identities (`a == b`) by simplification or, where that cannot decide,
 at random points. Computed cards: `{param}` placeholders declared, and the answer a finite real
-for every choice and for a range's endpoints and grid points. Load problems come from the
+for every choice and for a range's endpoints and grid points; then its evidence (see
+`evidence`): each example, agreeing claim and `defines` compared with the answer, and a card
+with none reported. Load problems come from the
 loader. Imports neither textual nor torch.
 """
 

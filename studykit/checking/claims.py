@@ -88,7 +88,7 @@ def _check_identity(claim: Claim) -> Finding | None:
         return Finding(f"`{claim.expr}` is not an identity (`a == b`)")
     if identity.holds():
         return None
-    where = _counterexample(identity)
+    where = counterexample(identity)
     return Finding(f"the identity does not hold{where}", identity.text, where[2:] or None)
 
 
@@ -106,7 +106,7 @@ def _sides(identity: Expression) -> tuple[Expression, Expression] | None:
     return parse(left, free_symbols=True), parse(right, free_symbols=True)
 
 
-def _counterexample(identity: Expression) -> str:
+def counterexample(identity: Expression) -> str:
     """`: at z = 0.7, left 0.63 but right 0.71`, or "" when no point shows it."""
     sides = _sides(identity)
     if sides is None:

@@ -10,14 +10,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from studykit.checking.findings import ExperimentSummary, Problem, Report
+from studykit.checking.findings import ExperimentSummary, Problem, ProblemKind, Report
 from studykit.errors import StudykitError
 from studykit.loading import Library
-from studykit.model import Card, ExperimentRef, Origin
+from studykit.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
 
 if TYPE_CHECKING:
     from studykit.checking.runner import Scope
     from studykit.experiments.base import Result
+    from studykit.quiz.variants import Value
 
 REGISTRY = "studykit.experiments.registry"
 DEVICE = "cpu"
@@ -33,16 +34,17 @@ class Link:
     holder: str
     ref: ExperimentRef
     values: Mapping[str, object]
+    card: Card | None = None
 
 
-def _first_values(card: Card) -> dict[str, object]:
-    """A computed card's first parameter choice (a range's low end): one run per card."""
-    from studykit.quiz.variants import check_points
+def _points(card: Card) -> list[dict[str, Value]]:
+    """A computed card's representative parameter choices (low corner first)."""
+    from studykit.quiz.variants import representative
 
     try:
-        return {name: check_points(name, spec)[0] for name, spec in card.params.items()}
+        return representative(card)
     except StudykitError:
-        return {}  # the card check reports parameters that cannot be drawn
+        return [{}]  # the card check reports parameters that cannot be drawn
 
 
 def _links(library: Library, scope: Scope) -> Iterator[Link]:
@@ -56,8 +58,8 @@ def _links(library: Library, scope: Scope) -> Iterator[Link]:
         if deck.origin is not None and scope.covers(deck.origin.path):
             for card in deck.cards:
                 if card.experiment is not None:
-                    values = _first_values(card)
-                    yield Link(card.origin, f"card {card.id}", card.experiment, values)
+                    values = _points(card)[0]
+                    yield Link(card.origin, f"card {card.id}", card.experiment, values, card)
 
 
 class _Checker:
@@ -69,8 +71,18 @@ class _Checker:
         self.runs: dict[tuple[str, str], Result | StudykitError] = {}
         self.compared = 0
         self.without = 0
+        self.measured = 0  # card answers compared with a measured value
 
-    def problem(self, link: Link, subject: str, message: str, **extra: str) -> None:
+    def problem(
+        self,
+        link: Link,
+        subject: str,
+        message: str,
+        *,
+        kind: ProblemKind = "experiment",
+        expected: str | None = None,
+        computed: str | None = None,
+    ) -> None:
         from studykit.checking.runner import shown_path
 
         origin = link.origin
@@ -81,11 +93,11 @@ class _Checker:
                 else str(self.library.root),
                 line=origin.line if origin else 0,
                 column=origin.column if origin else 0,
-                kind="experiment",
+                kind=kind,
                 subject=subject,
                 message=message,
-                expected=extra.get("expected"),
-                computed=extra.get("computed"),
+                expected=expected,
+                computed=computed,
             )
         )
 
@@ -120,12 +132,13 @@ class _Checker:
             return
         if not forms:
             self.without += 1
-            return
+            if not _measures(link):
+                return  # nothing to compare: the name and parameters are checked
         result = self.run(experiment.name, params)
         if isinstance(result, StudykitError):
             self.problem(link, experiment.name, f"the run failed: {result} ({link.holder})")
             return
-        self.compared += 1
+        self.compared += bool(forms)
         keys = [answer.key for answer in result.outcome.answers]
         if link.ref.answer is not None and link.ref.answer not in keys:
             self.problem(
@@ -143,6 +156,50 @@ class _Checker:
                     expected=str(comparison.expected),
                     computed=str(comparison.measured),
                 )
+
+    def evidence(self, link: Link) -> None:
+        """Run a computed card's experiment at a few of its choices; compare with its formula."""
+        from studykit.checking.evidence import compare_measured
+        from studykit.experiments import registry
+        from studykit.experiments.cards import resolved_params
+        from studykit.experiments.params import validate
+
+        card, key = link.card, link.ref.answer
+        assert card is not None and key is not None
+        experiment = registry.get(link.ref.name)
+        for index, values in enumerate(_points(card)):
+            try:
+                params = validate(experiment, resolved_params(link.ref, values))
+            except StudykitError as error:
+                if index:  # the first choice's parameters are reported by check()
+                    self.problem(link, experiment.name, f"{error} ({link.holder})")
+                return
+            result = self.run(experiment.name, params)
+            if isinstance(result, StudykitError):
+                if index:
+                    self.problem(link, experiment.name, f"the run failed: {result} ({link.holder})")
+                return
+            try:
+                measured = result.answer(key).value
+            except KeyError:
+                return  # check() names the answers there are
+            self.measured += 1
+            finding = compare_measured(card, values, key, measured)
+            if finding is not None:
+                self.problem(
+                    link,
+                    card.id,
+                    f"{finding.message} (`{experiment.name}`)",
+                    kind="card",
+                    expected=finding.expected,
+                    computed=finding.computed,
+                )
+
+
+def _measures(link: Link) -> bool:
+    """Whether the link's named answer measures a computed card's formula."""
+    card = link.card
+    return card is not None and card.kind in COMPUTED_KINDS and link.ref.answer is not None
 
 
 def check_experiments(library: Library, scope: Scope, report: Report) -> None:
@@ -168,6 +225,8 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
             )
         elif torch:
             checker.check(link)
+            if _measures(link):
+                checker.evidence(link)
     if not torch:
         report.experiments = ExperimentSummary(ran=0, note=NO_TORCH)
         return
@@ -176,7 +235,8 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
     note = (
         f"{_count(checker.compared, 'link')} compared with their closed forms "
         f"({_count(ran, 'run')} on {DEVICE}, {elapsed:.1f} s); "
-        f"{_count(checker.without, 'link')} without a closed form that applies (names checked)"
+        f"{_count(checker.without, 'link')} without a closed form that applies (names checked); "
+        f"{_count(checker.measured, 'card answer')} compared with measured values"
     )
     report.experiments = ExperimentSummary(ran=ran, note=note)
 

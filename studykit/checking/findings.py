@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 ProblemKind = Literal["load", "claim", "card", "experiment"]
+# The kinds of evidence a computed card can give beside its answer, in the order reported.
+EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,34 @@ class Report:
     variants: int = 0
     unreadable: bool = False
     experiments: ExperimentSummary | None = None
+    cards_with_evidence: int = 0
+    evidence: dict[str, int] = field(default_factory=dict)  # kind -> cards that give it
+    experiment_only: int = 0  # cards whose one evidence needs `--run-experiments`
+
+    def count_evidence(self, kinds: tuple[str, ...]) -> None:
+        """Count one computed card's kinds of evidence (none, one or several)."""
+        if kinds:
+            self.cards_with_evidence += 1
+        for kind in kinds:
+            self.evidence[kind] = self.evidence.get(kind, 0) + 1
+        if kinds == ("experiment",):
+            self.experiment_only += 1
+
+    def evidence_line(self, *, ran_experiments: bool) -> str | None:
+        """`evidence: 17 of 17 computed cards (examples 17, ...)`; None without computed cards."""
+        if not self.cards:
+            return None
+        kinds = ", ".join(
+            f"{kind} {self.evidence[kind]}" for kind in EVIDENCE_KINDS if kind in self.evidence
+        )
+        line = f"evidence: {self.cards_with_evidence} of {self.cards} computed cards"
+        line += f" ({kinds})" if kinds else ""
+        if self.experiment_only and not ran_experiments:
+            line += (
+                f"; {self.experiment_only} only through an experiment, "
+                "compared by `check --run-experiments`"
+            )
+        return line
 
     @property
     def exit_code(self) -> int:
@@ -86,6 +116,9 @@ class Report:
             "claims": self.claims,
             "cards": self.cards,
             "variants": self.variants,
+            "cards_with_evidence": self.cards_with_evidence,
+            "evidence": dict(self.evidence),
+            "experiment_only": self.experiment_only,
             "problems": [problem.to_json() for problem in self.problems],
         }
         if self.experiments is not None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
+from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
 from studykit.errors import StudykitError
@@ -145,6 +146,11 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             report.variants += tried
             for finding in findings:
                 report.problems.append(_problem(root, card.origin, "card", card.id, finding))
+            report.count_evidence(evidence_kinds(card))
+            if findings:
+                continue  # evidence is compared with an answer that works; fix that first
+            for origin, finding in check_evidence(card, library.note_for(deck)):
+                report.problems.append(_problem(root, origin, "card", card.id, finding))
 
 
 def run_check(

@@ -19,7 +19,10 @@ from studykit.commands.support import EXIT_OK, EXIT_USAGE, fail, settings_from
 @click.option(
     "--run-experiments",
     is_flag=True,
-    help="Also run each linked experiment that has a closed form and compare.",
+    help=(
+        "Also run each linked experiment that has a closed form and compare; compare each "
+        "computed card with the answer its experiment measures."
+    ),
 )
 @click.option(
     "--watch",
@@ -40,7 +43,11 @@ def check(
     the default is the settings root. Numbers in claims are checked with `rel_tol`/`abs_tol`
     (rel_tol 1e-6 when neither is given), `equals` exactly, identities by sympy. Each
     computed card's answer must be a finite real for every parameter choice (ranges: the
-    endpoints and grid points).
+    endpoints and grid points) and needs evidence: `examples` worked by hand, `agrees_with`
+    a claim of its note, `defines` (symbolic) or an experiment `answer`; each is compared
+    with the answer, and a card with none is a problem. An experiment answer is compared
+    only with --run-experiments (at a card's low, middle and high parameter choices); plain
+    `check` counts it and says so in the `evidence:` line.
 
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, K problems`, M = computed cards). Exit 0 clean,
@@ -62,6 +69,9 @@ def check(
             click.echo(str(problem))
         if report.experiments is not None and report.experiments.note:
             click.echo(f"experiments: {report.experiments.note}")
+        evidence = report.evidence_line(ran_experiments=run_experiments)
+        if evidence is not None:
+            click.echo(evidence)
         click.echo(report.summary())
     raise SystemExit(report.exit_code)
 

@@ -130,6 +130,11 @@ def _set_origins(model: Note | Deck, root: Node, rel: str) -> None:
     if isinstance(model, Deck):
         for card, card_node in zip(model.cards, _items(root, "cards"), strict=False):
             _set_origin(card, _node_origin(rel, card_node))
+            for evidence, node in [
+                *zip(card.examples, _items(card_node, "examples"), strict=False),
+                *zip(card.agrees_with, _items(card_node, "agrees_with"), strict=False),
+            ]:
+                _set_origin(evidence, _node_origin(rel, node))
         return
     for section, section_node in zip(model.sections, _items(root, "sections"), strict=False):
         _set_origin(section, _node_origin(rel, section_node))

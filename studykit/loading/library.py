@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from studykit.loading.evidence import evidence_problems
 from studykit.loading.file import LoadedFile, load_file
 from studykit.loading.positions import problem_along
 from studykit.loading.problems import LoadProblem
@@ -44,7 +45,9 @@ def load_library(root: Path) -> Library:
     - A file with any problem is dropped as a whole, and every other file still
       loads. That includes the checks that look across files: a deck whose `note:`
       names no loaded note, or with a card whose `source:` names no section of that
-      note, is dropped whole (not just the card). So are duplicate ids inside a file
+      note, or whose `agrees_with` names no claim of it (or whose `examples` name values
+      that are not the card's parameters), is dropped whole (not just the card). So are
+      duplicate ids inside a file
       (cards in a deck; sections, and claims across sections, in a note).
     - When two files use the same note or deck id, the first in path order keeps
       it and the later file is dropped with a problem naming both.
@@ -87,6 +90,8 @@ def load_library(root: Path) -> Library:
                     )
                 )
             file.problems.extend(reference_problems(rel, file.root, deck, notes, failed_notes))
+            if deck.note is None or deck.note in notes:
+                file.problems.extend(evidence_problems(rel, file.root, deck, notes))
         if isinstance(deck, Deck) and not file.problems:
             decks[deck.id] = deck
         else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -46,6 +47,18 @@ def within(given: float, expected: float, tolerance: Tolerance) -> bool:
     # Within half a unit of the last significant figure asked for: the rounded value passes.
     unit = 10.0 ** (math.floor(math.log10(abs(expected))) - tolerance.sig_figs + 1)
     return error <= unit / 2 + slack
+
+
+def same_expression(
+    left: str, right: str, *, names: Collection[str], values: Mapping[str, float]
+) -> bool:
+    """Whether two valid expressions are equal for every value of their open names (sympy)."""
+    try:
+        return parse(f"({left}) == ({right})", names=names).holds(values)
+    except ExpressionTimeout:
+        raise
+    except ExpressionError:
+        return False  # both parse, but no point gives both a real value: not the same expression
 
 
 def describe_tolerance(tolerance: Tolerance) -> str:
@@ -105,12 +118,9 @@ def _grade_expression(variant: Variant, text: str) -> Grade:
     except ExpressionError as error:
         return _unreadable(error, hint)
     try:
-        same = parse(f"({given.text}) == ({variant.answer.text})", names=names)
-        ok = same.holds(variant.values)
+        ok = same_expression(given.text, variant.answer.text, names=names, values=variant.values)
     except ExpressionTimeout:
         return Grade(None, "Your answer took too long to check; try a simpler form.")
-    except ExpressionError:
-        ok = False  # both parse, but no point gives both a real value: not the same expression
     expected = variant.expected_latex()
     mine = given.substituted_latex(variant.values)
     return Grade(

@@ -166,6 +166,21 @@ def combinations(card: Card) -> Iterator[dict[str, Value]]:
             yield dict(zip(names, point, strict=True))
 
 
+def representative(card: Card) -> list[dict[str, Value]]:
+    """A few parameter combinations standing for all: the low corner, the middle, the high."""
+    names = sorted(card.params)
+    axes = [check_points(name, card.params[name]) for name in names]
+    points: list[dict[str, Value]] = []
+    for pick in (0, None, -1):
+        point = {
+            name: axis[len(axis) // 2 if pick is None else pick]
+            for name, axis in zip(names, axes, strict=True)
+        }
+        if point not in points:
+            points.append(point)
+    return points
+
+
 @lru_cache(maxsize=512)
 def _parsed(text: str, names: frozenset[str], symbolic: bool) -> Expression:
     return parse(text, names=names, free_symbols=symbolic)

@@ -43,7 +43,9 @@ cards:
     params: {gamma: {choices: [0.8, 0.9]}}
     answer: "ceiling(log(0.01)/log(gamma))"
     tolerance: {abs: 0.5}
-    experiment: {name: effective-context, params: {gamma: "{gamma}"}}
+    experiment: {name: effective-context, params: {gamma: "{gamma}"}, answer: k}
+    examples:
+      - {params: {gamma: 0.8}, value: 21}
 """
 WRONG = """\
   - id: doubled
@@ -52,7 +54,16 @@ WRONG = """\
     front: "x = {x}: 2x?"
     params: {x: {min: 1.5, max: 3}}
     answer: "2*x"
-    experiment: {name: test-doubling, params: {x: "{x}"}}
+    experiment: {name: test-doubling, params: {x: "{x}"}, answer: double}
+"""
+OFF = """\
+  - id: off-by-ten-percent
+    kind: numeric
+    source: decay
+    front: "x = {x}: 2x?"
+    params: {x: {min: 1.5, max: 3}}
+    answer: "2.2*x"
+    experiment: {name: test-doubling, params: {x: "{x}"}, answer: double, tolerance: {rel: 0.05}}
 """
 
 
@@ -93,7 +104,7 @@ def test_agreeing_links_are_clean_and_each_distinct_run_happens_once(tmp_path: P
     report = run_check([root], root, run_experiments=True)
     assert report.problems == []
     assert report.experiments is not None
-    # The section runs gamma = 0.9; the card its first choice, 0.8: two distinct runs.
+    # The section runs gamma = 0.9; the card its two choices, 0.8 and 0.9: two distinct runs.
     assert report.experiments.ran == 2
     assert report.experiments.note is not None
     assert report.experiments.note.startswith("2 links compared with their closed forms")
@@ -111,7 +122,27 @@ def test_a_disagreeing_closed_form_is_reported_at_the_link(
         "4.5, closed form 6 (`4*x`; card doubled)"
     ]
     assert report.exit_code == 1
-    assert report.experiments is not None and report.experiments.ran == 3
+    # gamma 0.9 and 0.8; x at the range's low end, middle and high end.
+    assert report.experiments is not None and report.experiments.ran == 5
+
+
+def test_a_card_formula_off_its_measured_answer_fails_only_when_run(
+    tmp_path: Path, doubling: Experiment
+) -> None:
+    root = fixture_root(tmp_path, OFF)
+    plain = run_check([root], root)
+    # Its only evidence is the experiment: plain `check` counts it but cannot compare it.
+    assert plain.problems == [] and plain.experiment_only == 1
+    assert "1 only through an experiment" in (plain.evidence_line(ran_experiments=False) or "")
+    report = run_check([root], root, run_experiments=True)
+    lines = (root / "decks" / "fixture.yaml").read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if text.strip() == "- id: off-by-ten-percent")
+    assert [str(p) for p in report.problems if p.kind == "card"] == [
+        f"{root / 'decks' / 'fixture.yaml'}:{line}: card off-by-ten-percent: `double` at x={x}: "
+        f"the experiment measured {2 * x:g} (±5%), the answer gives {2.2 * x:g} "
+        "(`test-doubling`)"
+        for x in (1.5, 2.25, 3)
+    ]
 
 
 def test_registering_a_taken_name_is_refused(doubling: Experiment) -> None:
