@@ -382,3 +382,23 @@ async def test_a_failed_run_shows_the_error_on_screen(
         assert "No space left on device" in status(screen)
         assert screen.query_one("#experiment-status").has_class("-error")
         assert not run_button(screen).disabled  # another try is possible
+
+
+async def test_a_run_finishing_while_another_experiment_is_shown_keeps_its_result(
+    make_session: MakeSession, small_library: Library
+) -> None:
+    session = make_session(small_library)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_screen(pilot, app, session)
+        await pilot.press("ctrl+r")
+        await settle(pilot, PACE.half_way.is_set, steps=1000)
+        await choose(pilot, screen, OTHER)  # ↑/↓ still move through the list mid-run
+        assert run_button(screen).disabled  # one run at a time
+        PACE.release.set()
+        await settle(pilot, lambda: f"{NAME} is done" in status(screen), steps=1000)
+        view = screen.query_one(ExperimentResultView)
+        assert not view.display  # not shown over the other experiment
+        assert not run_button(screen).disabled
+        await choose(pilot, screen, NAME)
+        assert view.shown is not None and view.shown.name == NAME

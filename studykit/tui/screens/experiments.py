@@ -39,11 +39,20 @@ RUN_WORKER = "experiment-run"
 CUDA_WORKER = "cuda-probe"
 
 
+_CUDA_PROBE = threading.Lock()
+
+
+def cuda_reason() -> str | None:
+    """The CUDA probe's answer; a second thread asking waits for the first instead of probing."""
+    with _CUDA_PROBE:
+        return availability.cuda_status()
+
+
 def resolve_device(choice: str) -> str:
     """`cpu` or `cuda` for the form's choice, asking the cached CUDA probe (never torch here)."""
     if choice == "cpu":
         return "cpu"
-    reason = availability.cuda_status()
+    reason = cuda_reason()
     if reason is None:
         return "cuda"
     if choice == "cuda":
@@ -231,7 +240,7 @@ class ExperimentsScreen(Screen[None]):
     @work(thread=True, exit_on_error=False, group="cuda", name=CUDA_WORKER)
     def probe_cuda(self) -> str | None:
         """Ask (once per process, in a separate Python) whether CUDA can be used."""
-        return availability.cuda_status()
+        return cuda_reason()
 
     # -- running ---------------------------------------------------------------
 

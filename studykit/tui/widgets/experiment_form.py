@@ -41,6 +41,8 @@ def device_help(cuda: str | None) -> str:
     """What `auto` means here, or why cuda is not offered."""
     if cuda is None:
         return "CUDA can be used here; auto picks it"
+    if cuda == CUDA_CHECKING:
+        return "checking whether CUDA can be used here…"
     return f"no cuda: {cuda}"
 
 
