@@ -269,9 +269,15 @@ class ExperimentsScreen(Screen[None]):
         bar.update(total=1.0, progress=0.0)
         bar.display = True
         cost = f" (estimate {describe_cost(form.cost)})" if form.cost else ""
-        self._status(f"Starting {self.selected} on {device}{cost}…")
+        self._status(f"Starting {self.selected} on {self._where(device)}{cost}…")
         self.call_after_refresh(self._scroll_to_progress)
         self.run_experiment(self.active, params, device, seed)
+
+    def _where(self, device: str) -> str:
+        """The device a run will use, in words, as far as the CUDA probe has told us."""
+        if device != "auto" or self.cuda == CUDA_CHECKING:
+            return device
+        return "auto: cuda" if self.cuda is None else "auto: cpu"
 
     @work(thread=True, exit_on_error=False, group="experiment", name=RUN_WORKER)
     def run_experiment(
