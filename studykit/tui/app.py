@@ -297,7 +297,7 @@ class StudykitApp(App[None]):
         self.post_message(QuizRequested(ReviewScope("All decks"), count=self.questions))
 
     def on_experiment_requested(self, message: ExperimentRequested) -> None:
-        """Open the Experiments screen with a note's or card's linked parameters filled in."""
+        """Open the Experiments screen with linked parameters filled in (and run them if asked)."""
         from studykit.experiments.base import ParamError
         from studykit.experiments.params import validate
         from studykit.experiments.registry import experiments
@@ -312,7 +312,9 @@ class StudykitApp(App[None]):
         except ParamError as error:
             self.notify(str(error), severity="error")
             return
-        self.push_screen(ExperimentsScreen(self.session, selected=message.name, params=params))
+        self.push_screen(
+            ExperimentsScreen(self.session, selected=message.name, params=params, run=message.run)
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the Experiments key where it would lead nowhere: on that screen itself."""

@@ -58,12 +58,15 @@ class ReloadRequested(Message):
 
 
 class ExperimentRequested(Message):
-    """Open the Experiments screen on `name`, its form filled with `params` (as linked)."""
+    """Open the Experiments screen on `name`, its form filled with `params`; `run` starts it."""
 
-    def __init__(self, name: str, params: dict[str, str | int | float | bool]) -> None:
+    def __init__(
+        self, name: str, params: dict[str, str | int | float | bool], *, run: bool = False
+    ) -> None:
         super().__init__()
         self.name = name
         self.params = params
+        self.run = run
 
 
 class QuizRequested(Message):

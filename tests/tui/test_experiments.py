@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 from textual.widgets import Button, Input, OptionList, Static
 
+from studykit.experiments import availability
 from studykit.experiments.base import Result
 from studykit.experiments.device import torch_version
 from studykit.loading import Library
@@ -23,6 +24,12 @@ pytest.importorskip("torch")
 
 SIZE = (120, 60)
 MakeSession = Callable[..., StudySession]
+
+
+@pytest.fixture(autouse=True)
+def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip the CUDA probe (a separate Python importing torch): report CUDA unusable."""
+    monkeypatch.setattr(availability, "cuda_status", lambda: "not asked in these tests")
 
 
 async def open_experiments(pilot: object, app: object) -> ExperimentsScreen:

@@ -1,12 +1,14 @@
-"""Pilot: a note section's linked experiment opens with the section's parameters filled in."""
+"""Pilot: `e` on a note section runs its linked experiment at once, with its parameters."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from textual.widgets import Input, Static
 
 from studykit.config import Settings
+from studykit.experiments import availability
 from studykit.loading import load_library
 from studykit.session import StudySession
 from studykit.tui.app import make_app
@@ -14,15 +16,23 @@ from studykit.tui.messages import NotesRequested
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.widgets.experiment_result import ExperimentResultView
 
 from .helpers import plain, screen_text, settle
 
 SIZE = (120, 40)
 
 
-async def test_e_in_notes_opens_the_sections_experiment_with_its_params(
+@pytest.fixture(autouse=True)
+def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Skip the CUDA probe (a separate Python importing torch): report CUDA unusable."""
+    monkeypatch.setattr(availability, "cuda_status", lambda: "not asked in these tests")
+
+
+async def test_e_in_notes_runs_the_sections_experiment_at_once_with_its_params(
     make_session: Callable[..., StudySession], tmp_settings: Settings
 ) -> None:
+    pytest.importorskip("torch")
     library = load_library(tmp_settings.root)
     note = library.notes["rnn-limitations"]
     section = note.section("effective-context")
@@ -42,7 +52,12 @@ async def test_e_in_notes_opens_the_sections_experiment_with_its_params(
         assert isinstance(screen, ExperimentsScreen)
         assert screen.selected == "effective-context"
         assert float(screen.query_one("#param-gamma", Input).value) == float(linked_gamma)
-        await pilot.pause()
+        # No Run pressed: the run started on opening and its result comes into view.
+        view = screen.query_one(ExperimentResultView)
+        await settle(pilot, lambda: view.shown is not None, steps=3000)
+        assert view.shown is not None and view.shown.name == "effective-context"
+        assert view.shown.params["gamma"] == float(linked_gamma)
+        assert plain(screen.query_one("#experiment-status", Static)) in ("Done.", "From the cache.")
         footer = screen_text(app).splitlines()[-1]
         assert "Run" in footer and "Experiments" not in footer  # no key back to where we are
 

@@ -114,10 +114,10 @@ class NotesScreen(Screen[None]):
         self.dismiss()
 
     def action_experiment(self) -> None:
-        """Open the Experiments screen on the current section's experiment, if it links one."""
+        """Run the current section's experiment with its parameters, if it links one."""
         section = self.note.section(self.section_id or "")
         if section is None or section.experiment is None:
             self.notify("This section links no experiment.", severity="warning")
             return
         ref = section.experiment
-        self.post_message(ExperimentRequested(ref.name, dict(ref.params)))
+        self.post_message(ExperimentRequested(ref.name, dict(ref.params), run=True))

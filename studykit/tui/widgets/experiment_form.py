@@ -1,39 +1,98 @@
-"""A parameter form that checks each value as it is typed."""
+"""A parameter form that checks each value as it is typed and shows the run's estimate."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Input, Label, Select, Static
+from textual.widgets import Input, Label, Select, Static, Switch
 
-from studykit.experiments.base import Experiment, Param, ParamError, Value
+from studykit.experiments.base import (
+    Cost,
+    Experiment,
+    ExperimentError,
+    Param,
+    ParamError,
+    Params,
+    Value,
+)
+from studykit.experiments.budget import (
+    Budget,
+    describe_bytes,
+    describe_cost,
+    estimate,
+    over_budget,
+)
 from studykit.experiments.params import convert
+
+CUDA_CHECKING: Final = "still checking whether this machine can use CUDA"
+
+
+def device_choices(cuda: str | None) -> list[tuple[str, str]]:
+    """The device options: cuda only when `cuda` (the reason it cannot be used) is None."""
+    names = ("auto", "cpu", "cuda") if cuda is None else ("auto", "cpu")
+    return [(name, name) for name in names]
+
+
+def device_help(cuda: str | None) -> str:
+    """What `auto` means here, or why cuda is not offered."""
+    if cuda is None:
+        return "CUDA can be used here; auto picks it"
+    if cuda == CUDA_CHECKING:
+        return "checking whether CUDA can be used here…"
+    return f"no cuda: {cuda}"
+
+
+def budget_problem(experiment: Experiment, cost: Cost, budget: Budget) -> str | None:
+    """Why the estimate does not fit the budget, in the form's words (no command-line flags)."""
+    if over_budget(experiment, cost, budget) is None:
+        return None
+    over = []
+    if cost.peak_bytes > budget.bytes:
+        over.append(f"memory > {describe_bytes(budget.bytes)}")
+    if cost.seconds > budget.seconds:
+        over.append(f"time > {budget.seconds:.0f} s")
+    lower = ", ".join(cost.drivers) or "the parameters"
+    return f"over the budget ({', '.join(over) or 'limit'}); lower {lower} to run it"
 
 
 class ExperimentForm(Vertical):
     """One row per parameter plus device and seed; `values()` is None while anything is invalid."""
 
-    class Validity(Message):
-        """The form became valid or invalid."""
+    class Changed(Message):
+        """The form's values changed; `runnable` says whether Run may start them."""
 
-        def __init__(self, valid: bool) -> None:
+        def __init__(self, form: ExperimentForm, runnable: bool) -> None:
             super().__init__()
-            self.valid = valid
+            self.form = form
+            self.runnable = runnable
 
     def __init__(
         self,
         experiment: Experiment,
         *,
         initial: Mapping[str, Value] | None = None,
+        budget: Budget | None = None,
+        cuda: str | None = CUDA_CHECKING,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.experiment = experiment
         self.initial = dict(initial or {})
+        self.budget = budget or Budget()
+        self.cuda = cuda
         self.errors: dict[str, str] = {}
+        self.cost: Cost | None = None
+        self.problem: str | None = None  # why the estimate does not fit the budget
+        self._told = True  # what the last Changed message said
+
+    @property
+    def runnable(self) -> bool:
+        """Every value is valid and the estimate fits the budget."""
+        return not self.errors and self.problem is None
 
     def _start_value(self, param: Param) -> Value:
         """What the field shows first: the value a note or card linked with, else the default."""
@@ -43,43 +102,59 @@ class ExperimentForm(Vertical):
         for param in self.experiment.params:
             with Horizontal(classes="param-row"):
                 yield Label(param.name, classes="param-name")
+                start = self._start_value(param)
                 if param.kind == "choice":
                     yield Select(
                         [(c, c) for c in param.choices],
-                        value=str(self._start_value(param)),
+                        value=str(start),
                         allow_blank=False,
                         id=f"param-{param.name}",
                     )
+                elif param.kind == "bool":
+                    yield Switch(value=bool(start), id=f"param-{param.name}")
                 else:
-                    start = str(self._start_value(param))
-                    yield Input(
-                        start.lower() if param.kind == "bool" else start,
-                        id=f"param-{param.name}",
-                    )
-                yield Static(param.describe_range(), classes="param-help", markup=False)
+                    yield Input(str(start), id=f"param-{param.name}")
+                yield Static(_help(param), classes="param-help", markup=False)
             yield Static("", id=f"error-{param.name}", classes="param-error", markup=False)
         with Horizontal(classes="param-row"):
             yield Label("device", classes="param-name")
             yield Select(
-                [(d, d) for d in ("auto", "cpu", "cuda")],
-                value="auto",
-                allow_blank=False,
-                id="param-device",
+                device_choices(self.cuda), value="auto", allow_blank=False, id="param-device"
             )
-            yield Static("auto: cuda when available", classes="param-help")
+            yield Static("where it runs", classes="param-help")
+        yield Static(device_help(self.cuda), id="device-help", markup=False)
         with Horizontal(classes="param-row"):
             yield Label("seed", classes="param-name")
             yield Input("0", id="param-seed")
             yield Static("an integer", classes="param-help")
         yield Static("", id="error-seed", classes="param-error", markup=False)
+        yield Static("", id="experiment-estimate", markup=False)
 
-    def _param_for(self, widget_id: str | None) -> Param | None:
-        name = (widget_id or "").removeprefix("param-")
-        return self.experiment.param(name)
+    def on_mount(self) -> None:
+        self._refresh_estimate(always=True)
+
+    def set_cuda(self, reason: str | None) -> None:
+        """Offer cuda (reason None) or say why not; the chosen device stays where it can."""
+        self.cuda = reason
+        select: Select[str] = self.query_one("#param-device", Select)
+        chosen = select.value
+        options = device_choices(reason)
+        select.set_options(options)
+        if any(chosen == value for _, value in options):
+            select.value = str(chosen)
+        self.query_one("#device-help", Static).update(device_help(reason))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._check(event.input.id or "", event.value)
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        self._refresh_estimate()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        self._refresh_estimate()
 
     def _check(self, widget_id: str, text: str) -> None:
         name = widget_id.removeprefix("param-")
@@ -88,14 +163,13 @@ class ExperimentForm(Vertical):
             if not text.strip().lstrip("-").isdigit():
                 message = f"seed must be an integer; got {text!r}"
         else:
-            param = self._param_for(widget_id)
+            param = self.experiment.param(name)
             if param is None:
                 return
             try:
                 convert(param, text)
             except ParamError as error:
                 message = str(error)
-        was_valid = not self.errors
         if message:
             self.errors[name] = message
         else:
@@ -104,18 +178,55 @@ class ExperimentForm(Vertical):
         error_line.update(message)
         error_line.set_class(bool(message), "-shown")
         self.query_one(f"#param-{name}").set_class(bool(message), "-invalid")
-        if was_valid != (not self.errors):
-            self.post_message(self.Validity(not self.errors))
+        self._refresh_estimate()
 
-    def values(self) -> tuple[dict[str, Value], str, int] | None:
-        """(params, device, seed) when every field is valid, else None."""
-        if self.errors:
+    def _refresh_estimate(self, *, always: bool = False) -> None:
+        """Recompute the estimate for the current values and tell the screen if Run changes."""
+        line = self.query_one("#experiment-estimate", Static)
+        self.cost, self.problem = None, None
+        params = self.params()
+        if params is None:
+            line.update("estimate: fix the parameters first")
+        else:
+            try:
+                self.cost = estimate(self.experiment, params)
+            except (ExperimentError, ValueError, ArithmeticError) as error:
+                line.update(f"estimate failed: {error}")
+            else:
+                if self.cost is None:
+                    line.update("estimate: unknown")
+                else:
+                    self.problem = budget_problem(self.experiment, self.cost, self.budget)
+                    suffix = f" — {self.problem}" if self.problem else ""
+                    line.update(f"estimate: {describe_cost(self.cost)}{suffix}")
+        line.set_class(self.problem is not None, "-over")
+        if always or self._told != self.runnable:
+            self._told = self.runnable
+            self.post_message(self.Changed(self, self.runnable))
+
+    def params(self) -> Params | None:
+        """The experiment's parameters when every one is valid, else None."""
+        if any(name != "seed" for name in self.errors):
             return None
-        params: dict[str, Value] = {}
+        params: Params = {}
         for param in self.experiment.params:
             widget = self.query_one(f"#param-{param.name}")
-            raw = widget.value if isinstance(widget, Input | Select) else None
+            raw = widget.value if isinstance(widget, Input | Select | Switch) else None
             params[param.name] = convert(param, raw)
+        return params
+
+    def values(self) -> tuple[Params, str, int] | None:
+        """(params, device, seed) when every field is valid, else None."""
+        params = self.params()
+        if params is None or self.errors:
+            return None
         device = self.query_one("#param-device", Select).value
         seed = int(self.query_one("#param-seed", Input).value.strip())
         return params, str(device), seed
+
+
+def _help(param: Param) -> str:
+    """The help shown beside a field: its range, or for a switch or choice its meaning."""
+    if param.kind in ("bool", "choice"):
+        return param.help
+    return param.describe_range()
