@@ -195,11 +195,28 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
             general = _symbolic(left.node, relation, right.node, raw)
             if general.verdict == "verified":
                 return general
-        return outcome
+        return _name_the_definition(outcome, left.node, right.node, context)
     except ExpressionTimeout as error:
         return Outcome("skipped", f"could not be decided in time: {error.message}")
     except ExpressionError as error:
         return Outcome("skipped", error.message)
+
+
+def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Context) -> Outcome:
+    """`k^* = 91` is wrong against k^*'s formula: say that the value came from it."""
+    if outcome.verdict != "wrong" or outcome.computed is None:
+        return outcome
+    for name in (left, right):
+        if isinstance(name, Name) and _has_formula(name, context):
+            value, written = outcome.computed, outcome.expected or ""
+            if name is right:
+                value, written = written, value
+            reason = (
+                f"`{name.shown}` is {value} by its definition earlier in the text"
+                f" (with the values given there), not {written}"
+            )
+            return Outcome("wrong", reason, outcome.expected, outcome.computed)
+    return outcome
 
 
 def _decide(a: Node, relation: str, b: Node) -> Outcome:
