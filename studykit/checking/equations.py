@@ -9,6 +9,7 @@ sample points. What cannot be read or decided is skipped with the reason.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Final
@@ -33,7 +34,11 @@ from studykit.model import CLOZE_PATTERN
 from studykit.quiz.variants import format_number, placeholders
 
 # Most nodes a side may grow to when earlier definitions are put in.
-MAX_RESOLVED_NODES: Final = 500
+MAX_RESOLVED_NODES: Final = 200
+# One text's equations are checked within this many seconds and up to this many equations;
+# the rest are skipped with the reason (each sympy step has its own time limit as well).
+TEXT_TIME_BUDGET_S: Final = 10.0
+MAX_EQUATIONS_PER_TEXT: Final = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +73,10 @@ def maths_spans(text: str) -> Iterator[tuple[int, str]]:
     offset = 0
     for code, run in split_code_fences(text):
         if not code:
-            position = 0
             for piece in split_maths(run):
                 if isinstance(piece, Maths):
                     delimiter = 2 if piece.display else 1
-                    start = piece.end - delimiter - len(piece.tex)
-                    yield offset + start, piece.tex
-                    position = piece.end
-                else:
-                    position += len(piece)
+                    yield offset + piece.end - delimiter - len(piece.tex), piece.tex
         offset += len(run)
 
 
@@ -86,7 +86,18 @@ def check_text(
     """Every equation in `text`, in order; `params` are a computed card's `{name}` parameters."""
     context = context if context is not None else Context()
     found: list[Equation] = []
+    started = time.perf_counter()
     for index, tex in maths_spans(text):
+        over = len(found) >= MAX_EQUATIONS_PER_TEXT
+        if over or time.perf_counter() - started > TEXT_TIME_BUDGET_S:
+            if _might_relate(tex):
+                limit = (
+                    f"more than {MAX_EQUATIONS_PER_TEXT} equations in one text"
+                    if over
+                    else f"this text's equations took over {TEXT_TIME_BUDGET_S:g} s"
+                )
+                found.append(Equation(tex.strip()[:80], index, "skipped", limit))
+            continue
         found += check_span(tex, context, index=index, params=params)
     return found
 
@@ -200,6 +211,8 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
         return Outcome("skipped", f"could not be decided in time: {error.message}")
     except ExpressionError as error:
         return Outcome("skipped", error.message)
+    except RecursionError:
+        return Outcome("skipped", "nested too deeply")
 
 
 def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Context) -> Outcome:

@@ -4,6 +4,7 @@ Reads what numeric prose uses: `\\frac`, `\\sqrt`, `^{}`, `\\times`, `\\cdot`, `
 `\\log_2`, `\\exp`, trig and hyperbolic functions, `\\lceil\\rceil`, `\\lfloor\\rfloor`, `|x|`,
 `\\left/\\right`, `16{,}384`, `\\%`, `\\sigma(x)` (the sigmoid), `\\tanh'`, `\\frac{d}{dz}`,
 implicit products (`2\\pi`, `12Td^2`), plain variables (`x`, `\\gamma`, `d_k`, `k^*`).
+`\\log` is the natural logarithm, as in the ML texts (`\\log_{10}` for base 10).
 Anything else is refused with a reason, which the checker shows as why it skipped the equation.
 A chain is split at `=`, `\\approx`, `<`, `\\le`, ... ; `\\quad`, `\\Rightarrow`, `;` separate
 statements; `\\text{ at } T = 512` binds values; a unit (`\\text{ MiB}`) scales its side; any

@@ -280,3 +280,16 @@ def test_every_numeric_equation_in_the_bundled_content_is_verified() -> None:
             readable = [side.node for side in chain.sides if side.node is not None]
             numeric = len(readable) == len(chain.sides) >= 2
             assert not (numeric and not any(names(node) for node in readable)), skipped
+
+
+def test_definitions_that_grow_without_bound_are_refused() -> None:
+    chain = " ".join(f"$x_{k + 1} = x_{k} + x_{k}$" for k in range(30))
+    *_, last = check_text(f"$x_0 = 1$ {chain} $x_{{30}} + 1 = 5$")
+    assert last.verdict == "skipped" and "too large" in last.reason
+
+
+def test_a_text_with_too_many_equations_skips_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("studykit.checking.equations.MAX_EQUATIONS_PER_TEXT", 3)
+    found = check_text(" ".join(["$1 + 1 = 2$"] * 5))
+    assert [e.verdict for e in found] == ["verified"] * 3 + ["skipped"] * 2
+    assert "more than 3 equations" in found[-1].reason
