@@ -44,16 +44,35 @@ class Origin:
         return f"{self.path}:{self.line}:{self.column}"
 
 
+@dataclass(frozen=True, slots=True)
+class TextOrigin:
+    """Where a text field's value starts, and whether its lines are the file's, one for one."""
+
+    line: int
+    column: int
+    exact: bool  # a `|` block or a one-line scalar: value line k is file line `line + k`
+
+    def line_at(self, text: str, index: int) -> int:
+        """The file line of `text[index]` (the field's first line when lines do not map)."""
+        return self.line + text.count("\n", 0, index) if self.exact else self.line
+
+
 class Strict(BaseModel):
     """Base for content models: frozen, unknown fields rejected, origin tracked."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
     _origin: Origin | None = PrivateAttr(default=None)
+    _texts: dict[str, TextOrigin] = PrivateAttr(default_factory=dict)
 
     @property
     def origin(self) -> Origin | None:
         """Where this object was written, when it came from a file."""
         return self._origin
+
+    def text_origin(self, field: str) -> TextOrigin | None:
+        """Where the text field `field` starts in the file, when it came from one."""
+        texts: dict[str, TextOrigin] = (self.__pydantic_private__ or {}).get("_texts", {})
+        return texts.get(field)
 
 
 class Tolerance(Strict):

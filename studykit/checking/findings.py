@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-ProblemKind = Literal["load", "claim", "card", "experiment"]
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
 EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")
+ProblemKind = Literal["load", "claim", "card", "experiment", "equation"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,43 @@ class ExperimentSummary:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class SkippedEquation:
+    """An equation in prose that was not checked, at file:line, and why."""
+
+    path: str
+    line: int
+    where: str
+    tex: str
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}"
+        return f"{where}: skipped equation ({self.where}) `{self.tex}`: {self.reason}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "where": self.where,
+            "tex": self.tex,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class EquationCounts:
+    """How the equations in prose fared."""
+
+    verified: int = 0
+    skipped: int = 0
+    wrong: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.verified + self.skipped + self.wrong
+
+
 @dataclass
 class Report:
     """Everything one `studykit check` found."""
@@ -97,6 +134,9 @@ class Report:
             )
         return line
 
+    equations: EquationCounts = field(default_factory=EquationCounts)
+    skipped_equations: list[SkippedEquation] = field(default_factory=list)
+
     @property
     def exit_code(self) -> int:
         """0 clean, 1 problems found, 2 a file could not be read or is invalid."""
@@ -105,12 +145,16 @@ class Report:
         return 1 if self.problems else 0
 
     def summary(self) -> str:
+        counts = self.equations
         return (
             f"{self.claims} claims, {self.cards} cards checked, "
+            f"{counts.total} equations ({counts.verified} verified, {counts.skipped} skipped, "
+            f"{counts.wrong} wrong), "
             f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, *, verbose: bool = False) -> dict[str, Any]:
+        counts = self.equations
         document: dict[str, Any] = {
             "ok": not self.problems,
             "claims": self.claims,
@@ -119,8 +163,15 @@ class Report:
             "cards_with_evidence": self.cards_with_evidence,
             "evidence": dict(self.evidence),
             "experiment_only": self.experiment_only,
+            "equations": {
+                "verified": counts.verified,
+                "skipped": counts.skipped,
+                "wrong": counts.wrong,
+            },
             "problems": [problem.to_json() for problem in self.problems],
         }
+        if verbose:
+            document["skipped_equations"] = [item.to_json() for item in self.skipped_equations]
         if self.experiments is not None:
             document["experiments"] = {
                 "ran": self.experiments.ran,

@@ -12,6 +12,12 @@ from studykit.checking.claims import check_claim
 from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
+from studykit.checking.prose import (
+    Recorder,
+    check_card_text,
+    check_claim_says,
+    check_section_body,
+)
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
 from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
@@ -121,15 +127,19 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             report.problems.append(
                 Problem(shown_path(root, load.path), load.line, load.column, "load", None, message)
             )
+    recorder = Recorder(library, report, shown_path)
     for note in library.notes.values():
         if note.origin is None or not scope.covers(note.origin.path):
             continue
         for section in note.sections:
+            check_section_body(recorder, section)
             for claim in section.claims:
                 report.claims += 1
                 finding = check_claim(claim)
                 if finding is not None:
                     report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
+                else:
+                    check_claim_says(recorder, claim)
         for section in note.sections:
             if section.experiment is not None:
                 _check_link(root, section.origin, section.id, section.experiment, report)
@@ -137,6 +147,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if deck.origin is None or not scope.covers(deck.origin.path):
             continue
         for card in deck.cards:
+            check_card_text(recorder, card)
             if card.experiment is not None:
                 _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:

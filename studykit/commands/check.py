@@ -29,6 +29,12 @@ from studykit.commands.support import EXIT_OK, EXIT_USAGE, fail, settings_from
     is_flag=True,
     help="Check again after each save of a .yaml file, until Ctrl-C (not with --json).",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Also list each equation in the prose that was skipped, with file:line and why.",
+)
 @click.pass_context
 def check(
     ctx: click.Context,
@@ -36,6 +42,7 @@ def check(
     as_json: bool,
     run_experiments: bool,
     watch: bool,
+    verbose: bool,
 ) -> None:
     """Check the content: schema, references, every claim and every computed card.
 
@@ -49,9 +56,16 @@ def check(
     only with --run-experiments (at a card's low, middle and high parameter choices); plain
     `check` counts it and says so in the `evidence:` line.
 
+    Every `$…$`/`$$…$$` equation in note bodies, card fronts and backs (cloze answers filled
+    in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\approx` to
+    half a unit in the last written digit), sides with variables as identities at sample
+    points; `$T = 512$` defines T for the equations after it in the same text. What cannot
+    be read is skipped with a reason (`--verbose` lists them).
+
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
-    summary (`N claims, M cards checked, K problems`, M = computed cards). Exit 0 clean,
-    1 problems found, 2 a file could not be read or is invalid.
+    summary (`N claims, M cards checked, E equations (V verified, S skipped, W wrong),
+    K problems`, M = computed cards). Exit 0 clean, 1 problems found, 2 a file could not be
+    read or is invalid.
     """
     from studykit.checking import CheckInputError, run_check
 
@@ -63,10 +77,13 @@ def check(
     except CheckInputError as error:
         fail(str(error), EXIT_USAGE)
     if as_json:
-        click.echo(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json.dumps(report.to_json(verbose=verbose), indent=2, ensure_ascii=False))
     else:
         for problem in report.problems:
             click.echo(str(problem))
+        if verbose:
+            for skipped in report.skipped_equations:
+                click.echo(str(skipped))
         if report.experiments is not None and report.experiments.note:
             click.echo(f"experiments: {report.experiments.note}")
         evidence = report.evidence_line(ran_experiments=run_experiments)

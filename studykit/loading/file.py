@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studykit.loading.positions import lookup, within
 from studykit.loading.problems import LoadProblem, problem_at, too_deep
@@ -16,7 +16,7 @@ from studykit.loading.reading import read, syntax_problem
 from studykit.loading.references import deck_problems, note_problems
 from studykit.loading.validation import ErrorMapper
 from studykit.loading.yamlnodes import Fatal, NodeBuilder, compose
-from studykit.model import Deck, Note, Origin, Strict
+from studykit.model import Deck, Note, Origin, Strict, TextOrigin
 
 
 @dataclass
@@ -120,6 +120,28 @@ def _set_origin(obj: Strict, origin: Origin) -> None:
         private["_origin"] = origin
 
 
+_TEXT_FIELDS = ("body", "front", "back", "says")
+
+
+def _set_text_origins(obj: Strict, node: Node) -> None:
+    """Where each text field's value starts: a `|` block's lines map to the file's exactly."""
+    private = obj.__pydantic_private__
+    if private is None:
+        return
+    texts: dict[str, TextOrigin] = {}
+    for field in _TEXT_FIELDS:
+        found = lookup(node, field)
+        if found is None or type(found[1]) is not ScalarNode:
+            continue
+        value = found[1]
+        start, end = value.start_mark, value.end_mark
+        if value.style == "|":
+            texts[field] = TextOrigin(start.line + 2, 1, True)
+        else:
+            texts[field] = TextOrigin(start.line + 1, start.column + 1, start.line == end.line)
+    private["_texts"] = texts
+
+
 def _items(node: Node, key: str) -> list[Node]:
     found = lookup(node, key)
     return list(found[1].value) if found is not None and type(found[1]) is SequenceNode else []
@@ -135,8 +157,11 @@ def _set_origins(model: Note | Deck, root: Node, rel: str) -> None:
                 *zip(card.agrees_with, _items(card_node, "agrees_with"), strict=False),
             ]:
                 _set_origin(evidence, _node_origin(rel, node))
+            _set_text_origins(card, card_node)
         return
     for section, section_node in zip(model.sections, _items(root, "sections"), strict=False):
         _set_origin(section, _node_origin(rel, section_node))
+        _set_text_origins(section, section_node)
         for claim, claim_node in zip(section.claims, _items(section_node, "claims"), strict=False):
             _set_origin(claim, _node_origin(rel, claim_node))
+            _set_text_origins(claim, claim_node)

@@ -81,7 +81,9 @@ def test_planted_mistakes_are_reported_at_their_lines() -> None:
         )
     for fine in ("right-approx", "true-identity", "card fine", "symbolic-fine"):
         assert not any(fine in line for line in lines), fine
-    assert lines[-1] == "7 claims, 6 cards checked, 8 problems"
+    assert lines[-1] == (
+        "7 claims, 6 cards checked, 2 equations (2 verified, 0 skipped, 0 wrong), 8 problems"
+    )
 
 
 def test_json_is_one_document_with_the_same_problems() -> None:
@@ -103,7 +105,9 @@ def test_a_single_file_is_checked_on_its_own() -> None:
     result = studykit("check", "tests/data/check/planted/decks/planted.yaml")
     assert result.returncode == 1
     assert " claim " not in result.stdout
-    assert result.stdout.splitlines()[-1] == "0 claims, 6 cards checked, 3 problems"
+    assert result.stdout.splitlines()[-1] == (
+        "0 claims, 6 cards checked, 0 equations (0 verified, 0 skipped, 0 wrong), 3 problems"
+    )
 
 
 def test_an_invalid_file_exits_2_with_its_location(tmp_path: Path) -> None:

@@ -162,7 +162,10 @@ def test_planted_evidence_problems_are_reported_at_their_lines() -> None:
     assert lines[-2] == (
         "evidence: 9 of 10 computed cards (examples 6, agrees_with 2, defines 2, experiment 1)"
     )
-    assert lines[-1] == f"2 claims, 10 cards checked, {len(expected)} problems"
+    assert lines[-1] == (
+        f"2 claims, 10 cards checked, 2 equations (2 verified, 0 skipped, 0 wrong), "
+        f"{len(expected)} problems"
+    )
 
 
 def test_json_counts_the_bundled_cards_with_evidence() -> None:

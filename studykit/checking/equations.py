@@ -1,0 +1,351 @@
+"""Equations in prose: every `$…$`/`$$…$$` relation in a text, verified, skipped or wrong.
+
+A text is read in order, and `$T = 512$` or `$k^* = \\lceil … \\rceil$` (a variable alone on
+one side of `=`) defines that variable for the equations after it in the same text, so
+`$\\gamma = 0.95$ par $k^* = 90$` checks 90 against the formula written earlier. Numeric
+sides are decided by `relations`; sides with free variables are checked as identities at
+sample points. What cannot be read or decided is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
+from studykit.expressions import ExpressionError, ExpressionTimeout
+from studykit.expressions.texlex import TexError
+from studykit.expressions.texnodes import (
+    Bin,
+    Call,
+    Name,
+    Neg,
+    Node,
+    Pow,
+    Scaled,
+    names,
+    written_number,
+)
+from studykit.expressions.texparse import Side, Statement, statements
+from studykit.mathscan import Maths, split_code_fences, split_maths
+from studykit.model import CLOZE_PATTERN
+from studykit.quiz.variants import format_number, placeholders
+
+# Most nodes a side may grow to when earlier definitions are put in.
+MAX_RESOLVED_NODES: Final = 200
+# One text's equations are checked within this many seconds and up to this many equations;
+# the rest are skipped with the reason (each sympy step has its own time limit as well).
+TEXT_TIME_BUDGET_S: Final = 10.0
+MAX_EQUATIONS_PER_TEXT: Final = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Equation:
+    """One relation chain found in a text, at `index`, and what checking it found."""
+
+    tex: str
+    index: int
+    verdict: Verdict
+    reason: str = ""
+    expected: str | None = None
+    computed: str | None = None
+
+
+@dataclass
+class Context:
+    """Variables defined earlier in the same text: name -> its written definition."""
+
+    definitions: dict[str, Node] = field(default_factory=dict)
+
+    def copy(self) -> Context:
+        return Context(dict(self.definitions))
+
+
+def without_cloze(text: str) -> str:
+    """A cloze text with each `{{c1::answer::hint}}` replaced by its answer."""
+    return CLOZE_PATTERN.sub(lambda match: match.group(2), text)
+
+
+def maths_spans(text: str) -> Iterator[tuple[int, str]]:
+    """(index of the TeX in `text`, TeX) for each `$…$` and `$$…$$` outside code."""
+    offset = 0
+    for code, run in split_code_fences(text):
+        if not code:
+            for piece in split_maths(run):
+                if isinstance(piece, Maths):
+                    delimiter = 2 if piece.display else 1
+                    yield offset + piece.end - delimiter - len(piece.tex), piece.tex
+        offset += len(run)
+
+
+def check_text(
+    text: str, context: Context | None = None, *, params: Mapping[str, object] = {}
+) -> list[Equation]:
+    """Every equation in `text`, in order; `params` are a computed card's `{name}` parameters."""
+    context = context if context is not None else Context()
+    found: list[Equation] = []
+    started = time.perf_counter()
+    for index, tex in maths_spans(text):
+        over = len(found) >= MAX_EQUATIONS_PER_TEXT
+        if over or time.perf_counter() - started > TEXT_TIME_BUDGET_S:
+            if _might_relate(tex):
+                limit = (
+                    f"more than {MAX_EQUATIONS_PER_TEXT} equations in one text"
+                    if over
+                    else f"this text's equations took over {TEXT_TIME_BUDGET_S:g} s"
+                )
+                found.append(Equation(tex.strip()[:80], index, "skipped", limit))
+            continue
+        found += check_span(tex, context, index=index, params=params)
+    return found
+
+
+def check_span(
+    tex: str, context: Context, *, index: int = 0, params: Mapping[str, object] = {}
+) -> list[Equation]:
+    """The equations of one maths span (statements without a relation are not equations)."""
+    used = [name for name in placeholders(tex) if name in params]
+    try:
+        chains = statements(tex)
+    except TexError as error:
+        if not _might_relate(tex):
+            return []
+        return [Equation(tex.strip(), index, "skipped", str(error))]
+    found = []
+    for chain in chains:
+        if not chain.relations:
+            continue
+        where = index + chain.start
+        if used:
+            reason = f"uses the card parameter `{{{used[0]}}}` (its variants are checked as a card)"
+            found.append(Equation(chain.tex, where, "skipped", reason))
+            continue
+        outcome = check_statement(chain, context)
+        verdict, reason = outcome.verdict, outcome.reason
+        found.append(
+            Equation(chain.tex, where, verdict, reason, outcome.expected, outcome.computed)
+        )
+    return found
+
+
+def _might_relate(tex: str) -> bool:
+    return any(mark in tex for mark in ("=", "<", ">", "\\approx", "\\le", "\\ge", "\\ne"))
+
+
+def check_statement(chain: Statement, context: Context) -> Outcome:
+    """Check each relation of a chain; wrong if any is wrong, verified if any is verified."""
+    if not chain.sides:
+        return Outcome("skipped", "a relation with one side missing")
+    local = context
+    if chain.bindings:
+        local = context.copy()
+        for binding in chain.bindings:
+            problem = _bind(binding, local)
+            if problem:
+                return Outcome("skipped", problem)
+    outcomes: list[Outcome] = []
+    group: list[Side] = [chain.sides[0]]  # sides joined by = and ≈ so far: one quantity
+    for k, relation in enumerate(chain.relations):
+        left, right = chain.sides[k], chain.sides[k + 1]
+        if relation in ORDER:
+            outcomes += [_pair(item, relation, right, local) for item in group]
+            group = [right]
+        else:
+            outcomes.append(_pair(left, relation, right, local))
+            group.append(right)
+    for verdict in ("wrong", "verified"):
+        chosen = [item for item in outcomes if item.verdict == verdict]
+        if chosen:
+            return chosen[0]
+    return outcomes[0]
+
+
+def _bind(binding: Statement, context: Context) -> str:
+    """Add `T = d = 512` to the context; a reason when it is not a plain assignment."""
+    sides = binding.sides
+    value = sides[-1].node if sides else None
+    targets = [side.node for side in sides[:-1]]
+    if (
+        value is None
+        or not targets
+        or any(relation != "=" for relation in binding.relations)
+        or not all(isinstance(target, Name) for target in targets)
+    ):
+        return f"cannot read the values given after the equation: `{binding.tex}`"
+    for target in targets:
+        assert isinstance(target, Name)
+        context.definitions[target.ident] = value
+    return ""
+
+
+def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
+    """One relation between two sides, with the context's definitions put in."""
+    if relation.startswith("\\"):
+        return Outcome("skipped", f"`{relation}` is not checked")
+    for side in (left, right):
+        if side.node is None:
+            return Outcome("skipped", f"cannot read `{side.tex}`: {side.problem}")
+    assert left.node is not None and right.node is not None
+    defined = _definition(left.node, relation, right.node, context)
+    if defined is not None:
+        return defined
+    try:
+        a = resolve(left.node, context)
+        b = resolve(right.node, context)
+    except TexError as error:
+        return Outcome("skipped", str(error))
+    try:
+        outcome = _decide(a, relation, b)
+        raw = names(left.node) | names(right.node)
+        substituted = (a, b) != (left.node, right.node)
+        if outcome.verdict == "wrong" and raw and relation != "≈" and substituted:
+            # `$z = 0$` earlier may have been a condition, not a definition: a statement true
+            # for every value (`\tanh'(z) < 1` at sample points) is not wrong.
+            general = _symbolic(left.node, relation, right.node, raw)
+            if general.verdict == "verified":
+                return general
+        return _name_the_definition(outcome, left.node, right.node, context)
+    except ExpressionTimeout as error:
+        return Outcome("skipped", f"could not be decided in time: {error.message}")
+    except ExpressionError as error:
+        return Outcome("skipped", error.message)
+    except RecursionError:
+        return Outcome("skipped", "nested too deeply")
+
+
+def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Context) -> Outcome:
+    """`k^* = 91` is wrong against k^*'s formula: say that the value came from it."""
+    if outcome.verdict != "wrong" or outcome.computed is None:
+        return outcome
+    for name in (left, right):
+        if isinstance(name, Name) and _has_formula(name, context):
+            value, written = outcome.computed, outcome.expected or ""
+            if name is right:
+                value, written = written, value
+            reason = (
+                f"`{name.shown}` is {value} by its definition earlier in the text"
+                f" (with the values given there), not {written}"
+            )
+            return Outcome("wrong", reason, outcome.expected, outcome.computed)
+    return outcome
+
+
+def _decide(a: Node, relation: str, b: Node) -> Outcome:
+    free = names(a) | names(b)
+    return numeric(a, relation, b) if not free else _symbolic(a, relation, b, free)
+
+
+def _definition(left: Node, relation: str, right: Node, context: Context) -> Outcome | None:
+    """`T = 512` defines T (unless T has a formula that the context can evaluate: a check)."""
+    if relation != "=":
+        for side, other in ((left, right), (right, left)):
+            if isinstance(side, Name) and not _evaluable(side, context):
+                if relation == "≈":
+                    return Outcome("skipped", f"the approximate value of `{side.shown}`")
+                if not names(other) or relation in ORDER:
+                    return Outcome("skipped", f"a condition on `{side.shown}`")
+        return None
+    for name, value in ((left, right), (right, left)):
+        if not isinstance(name, Name) or name.ident in names(value):
+            continue
+        if _has_formula(name, context) and _evaluable(name, context):
+            return None
+        context.definitions[name.ident] = value
+        return Outcome("skipped", f"defines `{name.shown}`")
+    return None
+
+
+def _has_formula(name: Name, context: Context) -> bool:
+    definition = context.definitions.get(name.ident)
+    return definition is not None and bool(names(definition))
+
+
+def _evaluable(node: Node, context: Context) -> bool:
+    try:
+        return not names(resolve(node, context))
+    except TexError:
+        return False
+
+
+def _symbolic(a: Node, relation: str, b: Node, free: set[str]) -> Outcome:
+    listed = ", ".join(f"`{name}`" for name in sorted(free))
+    if relation in ("≈", "≠"):
+        return Outcome("skipped", f"`{relation}` with free variables {listed}")
+    if identity(a, relation, b):
+        return Outcome("verified")
+    if relation == "=" and names(a) and names(b):
+        return Outcome("wrong", f"not an identity: the sides differ at sample values of {listed}")
+    return Outcome("skipped", f"holds only for particular values of {listed} (not an identity)")
+
+
+def resolve(node: Node, context: Context, *, active: frozenset[str] = frozenset()) -> Node:
+    """`node` with each defined variable replaced by its definition (bounded in size)."""
+    budget = [MAX_RESOLVED_NODES]
+    return _resolve(node, context, active, budget)
+
+
+def _resolve(node: Node, context: Context, active: frozenset[str], budget: list[int]) -> Node:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TexError("too large once earlier definitions are put in")
+    if isinstance(node, Name):
+        definition = context.definitions.get(node.ident)
+        if definition is None or node.ident in active:
+            return node
+        return _resolve(definition, context, active | {node.ident}, budget)
+    if isinstance(node, Neg):
+        return Neg(_resolve(node.operand, context, active, budget))
+    if isinstance(node, Scaled):
+        return Scaled(_resolve(node.operand, context, active, budget), node.factor, node.label)
+    if isinstance(node, Bin):
+        left = _resolve(node.left, context, active, budget)
+        return Bin(node.op, left, _resolve(node.right, context, active, budget), node.written)
+    if isinstance(node, Pow):
+        base = _resolve(node.base, context, active, budget)
+        return Pow(base, _resolve(node.exponent, context, active, budget))
+    if isinstance(node, Call):
+        args = tuple(_resolve(arg, context, active, budget) for arg in node.args)
+        return Call(node.function, args)
+    return node
+
+
+def check_says(says: str, computed: float | None) -> list[Equation]:
+    """A claim's `says` as an equation; its written number must also match `computed`."""
+    found = check_span(says, Context())
+    if not found:
+        return [Equation(says.strip(), 0, "skipped", "no relation to check in `says`")]
+    if computed is None or any(item.verdict == "wrong" for item in found):
+        return found
+    try:
+        chains = [chain for chain in statements(says) if chain.relations and chain.sides]
+    except TexError:
+        return found
+    if not chains:
+        return found
+    last = chains[-1]
+    node = last.sides[-1].node
+    written = None if node is None else written_number(node)
+    relation = last.relations[-1]
+    if written is None or relation not in ("=", "≈"):
+        return found
+    final = found[-1]
+    # A unit (`64 \text{ MiB}`) may or may not be in the claim's value.
+    unscaled = written_number(node.operand) if isinstance(node, Scaled) else None
+    if agrees(computed, relation, written) or (
+        unscaled is not None and agrees(computed, relation, unscaled)
+    ):
+        if final.verdict == "skipped":
+            found[-1] = Equation(final.tex, final.index, "verified")
+        return found
+    shown = format_number(computed, 10)
+    found[-1] = Equation(
+        final.tex,
+        final.index,
+        "wrong",
+        f"`says` writes {format_number(float(written[0]), 10)}, but the claim computes {shown}",
+        format_number(float(written[0]), 10),
+        shown,
+    )
+    return found

@@ -1,0 +1,88 @@
+"""The equations of a library's prose, checked and put in the report at file:line."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
+from studykit.checking.findings import Problem, Report, SkippedEquation
+from studykit.expressions import ExpressionError, parse
+from studykit.loading import Library
+from studykit.model import Card, Claim, Section, Strict
+
+
+class Recorder:
+    """Counts each equation and turns the wrong and skipped ones into located entries."""
+
+    def __init__(self, library: Library, report: Report, shown: Callable[[Path, str], str]) -> None:
+        self.root = library.root
+        self.report = report
+        self.shown = shown
+
+    def add(self, holder: Strict, field: str, text: str, where: str, found: list[Equation]) -> None:
+        origin = holder.origin
+        text_origin = holder.text_origin(field)
+        path = self.shown(self.root, origin.path) if origin else os.fspath(self.root)
+        counts = self.report.equations
+        for equation in found:
+            if text_origin is not None:
+                line, column = text_origin.line_at(text, equation.index), text_origin.column
+            else:
+                line, column = (origin.line, origin.column) if origin else (0, 0)
+            if equation.verdict == "verified":
+                counts.verified += 1
+            elif equation.verdict == "skipped":
+                counts.skipped += 1
+                self.report.skipped_equations.append(
+                    SkippedEquation(path, line, where, equation.tex, equation.reason)
+                )
+            else:
+                counts.wrong += 1
+                self.report.problems.append(
+                    Problem(
+                        path=path,
+                        line=line,
+                        column=column,
+                        kind="equation",
+                        subject=f"`{equation.tex}` ({where})",
+                        message=equation.reason,
+                        expected=equation.expected,
+                        computed=equation.computed,
+                    )
+                )
+
+
+def _claim_value(claim: Claim) -> float | None:
+    """The claim's computed value, when it claims a number."""
+    if claim.approx is None and claim.equals is None:
+        return None
+    try:
+        return parse(claim.expr).evaluate()
+    except ExpressionError:
+        return None
+
+
+def check_section_body(recorder: Recorder, section: Section) -> None:
+    """The equations of a section's body."""
+    found = check_text(section.body)
+    recorder.add(section, "body", section.body, f"section {section.id}", found)
+
+
+def check_claim_says(recorder: Recorder, claim: Claim) -> None:
+    """A claim's `says` (only when its own check passed: one problem per claim)."""
+    found = check_says(claim.says, _claim_value(claim))
+    recorder.add(claim, "says", claim.says, f"claim {claim.id} says", found)
+
+
+def check_card_text(recorder: Recorder, card: Card) -> None:
+    """Front (cloze answers filled in) then back, sharing what they define."""
+    context = Context()
+    front = without_cloze(card.front) if card.kind == "cloze" else card.front
+    where = f"card {card.id}"
+    found = check_text(front, context, params=card.params)
+    recorder.add(card, "front", front, f"{where} front", found)
+    if card.back:
+        found = check_text(card.back, context, params=card.params)
+        recorder.add(card, "back", card.back, f"{where} back", found)
