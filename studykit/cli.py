@@ -158,6 +158,9 @@ cli.add_command(export)
 from studykit.commands.importing import import_group  # noqa: E402
 
 cli.add_command(import_group)
+from studykit.commands.show import show  # noqa: E402
+
+cli.add_command(show)
 
 
 def _describe(error: BaseException) -> str:
