@@ -144,8 +144,8 @@ def claim_tex(claim: Claim) -> str:
 
 
 def provenance(measurement: Measurement) -> str:
-    """`2-core CPU (x86_64), cpu, torch 2.13.0`: where a machine-dependent number came from."""
-    return f"{measurement.machine}, {measurement.device}, torch {measurement.torch}"
+    """`on 2-core CPU (x86_64), cpu, torch 2.13.0`: where a machine-dependent number came from."""
+    return f"on {measurement.machine}, {measurement.device}, torch {measurement.torch}"
 
 
 def _measured(measurement: Measurement, *, in_maths: bool) -> str:

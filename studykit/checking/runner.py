@@ -11,6 +11,7 @@ from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
+from studykit.checking.measured import check_measured
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
 from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
@@ -159,5 +160,6 @@ def run_check(
             from studykit.checking.experiments import check_experiments
 
             check_experiments(library, scope, report)
+        check_measured(library, scope, report, run=run_experiments)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

@@ -1,0 +1,99 @@
+"""`measured:` entries: re-run the deterministic ones and flag drift beyond their tolerance.
+
+Timings and other machine-dependent numbers (`deterministic: false`) are shown as measured
+on their named machine and never compared. Each deterministic entry is re-run with its own
+experiment, parameters, seed and device; the entry's `answer` must be one of the run's
+answers, and the value must land within `tolerance`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from studykit.checking.findings import Problem, Report
+from studykit.errors import StudykitError
+from studykit.loading import Library
+from studykit.model import Measurement
+
+if TYPE_CHECKING:
+    from studykit.checking.runner import Scope
+
+
+def _entries(library: Library, scope: Scope) -> Iterator[Measurement]:
+    for note in library.notes.values():
+        if note.origin is not None and scope.covers(note.origin.path):
+            for section in note.sections:
+                yield from section.measured
+
+
+def _problem(library: Library, entry: Measurement, message: str, **extra: str) -> Problem:
+    from studykit.checking.runner import shown_path
+
+    origin = entry.origin
+    return Problem(
+        path=shown_path(library.root, origin.path) if origin else str(library.root),
+        line=origin.line if origin else 0,
+        column=origin.column if origin else 0,
+        kind="experiment",
+        subject=f"measured {entry.id}",
+        message=message,
+        expected=extra.get("expected"),
+        computed=extra.get("computed"),
+    )
+
+
+def drift(entry: Measurement, measured: float) -> str | None:
+    """What is wrong when a re-run's `measured` value is outside the entry's tolerance."""
+    from studykit.quiz.grading import describe_tolerance, within
+    from studykit.quiz.variants import format_number
+
+    assert entry.tolerance is not None
+    if within(measured, entry.value, entry.tolerance):
+        return None
+    return (
+        f"`{entry.experiment}` now measures {entry.answer} = {format_number(measured)}, "
+        f"but the entry says {format_number(entry.value)} "
+        f"(tolerance {describe_tolerance(entry.tolerance)}); update `value` or find the change"
+    )
+
+
+def check_measured(library: Library, scope: Scope, report: Report, *, run: bool) -> None:
+    """With `run`, re-run each deterministic `measured:` entry in scope and report drift."""
+    if not run or importlib.util.find_spec("torch") is None:
+        return
+    from studykit.experiments.runner import run_experiment
+
+    results: dict[str, dict[str, float] | str] = {}
+    for entry in _entries(library, scope):
+        if not entry.deterministic:
+            continue
+        key = json.dumps([entry.experiment, entry.params, entry.seed, entry.device], sort_keys=True)
+        if key not in results:
+            try:
+                result = run_experiment(
+                    entry.experiment, entry.params, device=entry.device, seed=entry.seed
+                )
+                numbers = [a for a in result.outcome.answers if not isinstance(a.value, str)]
+                results[key] = {a.key: float(a.value) for a in numbers}
+            except StudykitError as error:
+                results[key] = str(error)
+        answers = results[key]
+        if isinstance(answers, str):
+            report.problems.append(_problem(library, entry, f"the run failed: {answers}"))
+        elif entry.answer not in answers:
+            known = ", ".join(answers)
+            message = f"`answer: {entry.answer}` is not one of its answers: {known}"
+            report.problems.append(_problem(library, entry, message))
+        elif (wrong := drift(entry, answers[entry.answer])) is not None:
+            report.problems.append(
+                _problem(
+                    library,
+                    entry,
+                    wrong,
+                    expected=str(entry.value),
+                    computed=str(answers[entry.answer]),
+                )
+            )
