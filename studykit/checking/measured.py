@@ -8,6 +8,7 @@ answers, and the value must land within `tolerance`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from collections.abc import Iterator
@@ -67,9 +68,12 @@ def check_measured(library: Library, scope: Scope, report: Report, *, run: bool)
     from studykit.experiments.runner import run_experiment
 
     results: dict[str, dict[str, float] | str] = {}
+    compared = shown = 0
     for entry in _entries(library, scope):
         if not entry.deterministic:
+            shown += 1
             continue
+        compared += 1
         key = json.dumps([entry.experiment, entry.params, entry.seed, entry.device], sort_keys=True)
         if key not in results:
             try:
@@ -97,3 +101,16 @@ def check_measured(library: Library, scope: Scope, report: Report, *, run: bool)
                     computed=str(answers[entry.answer]),
                 )
             )
+    _summarise(report, compared, shown, len(results))
+
+
+def _summarise(report: Report, compared: int, shown: int, runs: int) -> None:
+    """Add what was re-run to the `experiments:` line of the report."""
+    if report.experiments is None or not compared + shown:
+        return
+    said = (
+        f"{compared} measured entries re-run ({runs} runs); "
+        f"{shown} machine-dependent ones shown, not compared"
+    )
+    note = f"{report.experiments.note}; {said}" if report.experiments.note else said
+    report.experiments = dataclasses.replace(report.experiments, note=note)

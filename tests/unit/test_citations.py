@@ -220,8 +220,9 @@ def test_measured_drift_is_flagged_at_the_entrys_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["check", "--run-experiments", str(root)])
     assert result.exit_code == 1, result.output
     where = f"{root / 'content' / 'note.yaml'}:{line_of(wrong, '- id: k-095')}"
-    [line] = [line for line in result.output.splitlines() if "measured" in line]
+    [line] = [line for line in result.output.splitlines() if ": experiment measured " in line]
     assert line.startswith(f"{where}: experiment measured k-095: ")
     assert "now measures k = 90, but the entry says 91" in line
+    assert "1 measured entries re-run (1 runs); 1 machine-dependent ones shown" in result.output
     without = CliRunner().invoke(cli, ["check", str(root)])
     assert without.exit_code == 0, without.output  # nothing re-run without the flag
