@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from studykit.checking.findings import Problem, Report
 from studykit.errors import StudykitError
 from studykit.loading import Library
-from studykit.model import Measurement
+from studykit.model import ExperimentRef, Measurement
 
 if TYPE_CHECKING:
     from studykit.checking.runner import Scope
@@ -62,14 +62,35 @@ def drift(entry: Measurement, measured: float) -> str | None:
 
 
 def check_measured(library: Library, scope: Scope, report: Report, *, run: bool) -> None:
-    """With `run`, re-run each deterministic `measured:` entry in scope and report drift."""
-    if not run or importlib.util.find_spec("torch") is None:
-        return
+    """Entries name a registered experiment and valid params; `run` re-runs and flags drift."""
+    entries = list(_entries(library, scope))
+    for entry in entries:
+        wrong = _static(entry)
+        if wrong is not None:
+            report.problems.append(_problem(library, entry, wrong))
+    if run and importlib.util.find_spec("torch") is not None:
+        _rerun(library, entries, report)
+
+
+def _static(entry: Measurement) -> str | None:
+    """What is wrong with the entry's experiment name or parameters, without running it."""
+    from studykit.checking.links import check_link
+    from studykit.experiments.registry import names
+
+    known = names()
+    if entry.experiment not in known:
+        return f"no experiment is registered as `{entry.experiment}`; known: {', '.join(known)}"
+    finding = check_link(ExperimentRef(name=entry.experiment, params=entry.params))
+    return None if finding is None else finding.message
+
+
+def _rerun(library: Library, entries: list[Measurement], report: Report) -> None:
+    """Re-run each deterministic entry (one run per experiment, parameters, seed and device)."""
     from studykit.experiments.runner import run_experiment
 
     results: dict[str, dict[str, float] | str] = {}
     compared = shown = 0
-    for entry in _entries(library, scope):
+    for entry in entries:
         if not entry.deterministic:
             shown += 1
             continue

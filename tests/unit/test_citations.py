@@ -226,3 +226,15 @@ def test_measured_drift_is_flagged_at_the_entrys_line(tmp_path: Path) -> None:
     assert "1 measured entries re-run (1 runs); 1 machine-dependent ones shown" in result.output
     without = CliRunner().invoke(cli, ["check", str(root)])
     assert without.exit_code == 0, without.output  # nothing re-run without the flag
+
+
+def test_plain_check_flags_a_measurement_with_bad_parameters(tmp_path: Path) -> None:
+    wrong = NOTE.replace(
+        "params: {gamma: 0.95}\n        answer: k\n        value: 90",
+        "params: {gama: 0.95}\n        answer: k\n        value: 90",
+    )
+    assert wrong != NOTE
+    root = write_root(tmp_path, note=wrong)
+    [problem] = run_check([root], root).problems
+    assert (problem.line, problem.subject) == (line_of(wrong, "- id: k-095"), "measured k-095")
+    assert "gama" in problem.message
