@@ -43,9 +43,8 @@ def show() -> None:
 @click.pass_context
 def show_note(ctx: click.Context, note_id: str) -> None:
     """Print note ID: its sections, numbers cited from its claims and measurements."""
-    from studykit.citations import render_citations
     from studykit.loading.problems import did_you_mean
-    from studykit.mathtext import markdown_to_terminal
+    from studykit.tui.cardtext import cited_markdown
 
     library = _load(ctx)
     note = library.notes.get(note_id)
@@ -56,7 +55,7 @@ def show_note(ctx: click.Context, note_id: str) -> None:
     lines = [f"# {number}{note.title}"]  # markdown_to_terminal output is markdown too
     for i, section in enumerate(note.sections, start=1):
         lines += ["", f"## {i}. {section.title}", ""]
-        lines.append(markdown_to_terminal(render_citations(section.body, note)).rstrip())
+        lines.append(cited_markdown(section.body, note).rstrip())
     _echo("\n".join(lines))
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)

@@ -1,4 +1,4 @@
-"""What the review and quiz screens show of a card: markdown for its front and back."""
+"""Terminal markdown with citations rendered: card fronts and backs, note sections (one path)."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ def _shown(match: re.Match[str]) -> str:
     return f"**{match.group(2)}**"
 
 
-def card_markdown(text: str, note: Note | None) -> str:
-    """A card field for the terminal: citations rendered from the deck's note, maths as Unicode."""
+def cited_markdown(text: str, note: Note | None) -> str:
+    """Markdown for the terminal: citations rendered from `note`, maths as Unicode."""
     return markdown_to_terminal(render_citations(text, note))
 
 
 def front_markdown(card: Card, note: Note | None = None) -> str:
     """The question; cloze deletions become `[...]` (or `[hint]`)."""
     text = CLOZE_PATTERN.sub(_hidden, card.front) if card.kind == "cloze" else card.front
-    return card_markdown(text, note)
+    return cited_markdown(text, note)
 
 
 def back_markdown(card: Card, note: Note | None = None) -> str:
@@ -38,4 +38,4 @@ def back_markdown(card: Card, note: Note | None = None) -> str:
         parts.append(card.back)
     elif card.kind in COMPUTED_KINDS and card.answer:
         parts.append(f"Answer: `{card.answer}`")
-    return card_markdown("\n\n".join(parts), note)
+    return cited_markdown("\n\n".join(parts), note)

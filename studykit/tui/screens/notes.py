@@ -12,9 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studykit.citations import render_citations
-from studykit.mathtext import markdown_to_terminal
 from studykit.model import Note, Section
+from studykit.tui.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -31,7 +30,7 @@ class SectionView(Vertical):
         super().__init__(id=section_widget_id(section.id), classes="section")
         self.number = number
         self.section = section
-        self.markdown = markdown_to_terminal(render_citations(section.body, note))
+        self.markdown = cited_markdown(section.body, note)
 
     def compose(self) -> ComposeResult:
         yield Static(f"{self.number}. {self.section.title}", classes="section-title", markup=False)

@@ -13,7 +13,7 @@ from studykit.mathtext import latex_to_unicode
 from studykit.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, draw_variant, grade, new_seed
 from studykit.session import Rating
-from studykit.tui.cardtext import card_markdown
+from studykit.tui.cardtext import cited_markdown
 
 GRADE_WORKER = "grade-answer"
 
@@ -71,12 +71,12 @@ class AnswerPanel(Vertical):
     def front_markdown(self, note: Note | None = None) -> str:
         """The front with the drawn values filled in and citations rendered from `note`."""
         assert self.variant is not None
-        return card_markdown(self.variant.front(), note)
+        return cited_markdown(self.variant.front(), note)
 
     def back_markdown(self, note: Note | None = None) -> str:
         """The back with the drawn values filled in (empty when the card has none)."""
         assert self.variant is not None
-        return card_markdown(self.variant.back() or "", note)
+        return cited_markdown(self.variant.back() or "", note)
 
     def focus_input(self) -> None:
         self.query_one("#answer-input", Input).focus()
