@@ -161,6 +161,9 @@ cli.add_command(import_group)
 from studykit.commands.schema import schema  # noqa: E402
 
 cli.add_command(schema)
+from studykit.commands.show import show  # noqa: E402
+
+cli.add_command(show)
 
 
 def _describe(error: BaseException) -> str:

@@ -126,6 +126,12 @@ class Claim(Strict):
     equals: str | None = Field(default=None, description="Expected exact value, as an expression.")
     rel_tol: float | None = Field(default=None, ge=0, description="Relative tolerance for approx.")
     abs_tol: float | None = Field(default=None, ge=0, description="Absolute tolerance for approx.")
+    digits: int | None = Field(
+        default=None,
+        ge=1,
+        le=15,
+        description="Significant figures where `{claim:ID}` cites it (default: as `approx`).",
+    )
 
     @model_validator(mode="after")
     def _one_expectation(self) -> Self:
@@ -140,6 +146,37 @@ class Claim(Strict):
         return self
 
 
+class Measurement(Strict):
+    """A number an experiment measured, cited in the text as `{measured:ID}`."""
+
+    id: Ident = Field(description="Stable id, unique among the note's measurements.")
+    experiment: Ident = Field(description="Registered experiment that measured it.")
+    params: dict[str, ParamValue] = Field(default_factory=dict, description="Run parameters.")
+    seed: int = Field(default=0, description="Random seed of the run.")
+    answer: AnswerKey = Field(description="The experiment's named answer that gave the value.")
+    value: float = Field(description="The value measured.")
+    unit: str = Field(default="", description="Unit shown after the value, e.g. `ms`, `MiB`.")
+    digits: int | None = Field(default=None, ge=1, le=15, description="Significant figures shown.")
+    tolerance: Tolerance | None = Field(
+        default=None, description="How far a re-run may land (deterministic entries need one)."
+    )
+    deterministic: bool = Field(
+        default=True, description="False for timings: shown as measured, never compared."
+    )
+    machine: NonEmpty = Field(description="Machine it was measured on, e.g. `2-core CPU (x86_64)`.")
+    device: Literal["cpu", "cuda"] = Field(default="cpu", description="Device it ran on.")
+    torch: NonEmpty = Field(description="PyTorch version it ran with, e.g. `2.13.0`.")
+
+    @model_validator(mode="after")
+    def _tolerance_when_deterministic(self) -> Self:
+        if self.deterministic and self.tolerance is None:
+            raise ValueError(
+                "a deterministic measurement needs `tolerance` (re-runs are compared with it); "
+                "a timing takes `deterministic: false`"
+            )
+        return self
+
+
 class Section(Strict):
     """One section of a note: markdown body with $inline$ and $$display$$ LaTeX."""
 
@@ -147,6 +184,9 @@ class Section(Strict):
     title: NonEmpty = Field(description="Heading shown in the notes screen.")
     body: NonEmpty = Field(description="Markdown with LaTeX maths.")
     claims: tuple[Claim, ...] = Field(default=(), description="Numbers the body states.")
+    measured: tuple[Measurement, ...] = Field(
+        default=(), description="Numbers experiments measured, cited as `{measured:ID}`."
+    )
     experiment: ExperimentRef | None = Field(
         default=None, description="Experiment that measures it."
     )

@@ -241,7 +241,10 @@ def _definition(left: Node, relation: str, right: Node, context: Context) -> Out
     """`T = 512` defines T (unless T has a formula that the context can evaluate: a check)."""
     if relation != "=":
         for side, other in ((left, right), (right, left)):
-            if isinstance(side, Name) and not _evaluable(side, context):
+            # A name given a plain number (`$f_t = 1$ par …`) names a case; `f_t < 1` later
+            # is a condition on another case, not a check. Only a formula makes it a check.
+            checked = _has_formula(side, context) if isinstance(side, Name) else True
+            if isinstance(side, Name) and not (checked and _evaluable(side, context)):
                 if relation == "≈":
                     return Outcome("skipped", f"the approximate value of `{side.shown}`")
                 if not names(other) or relation in ORDER:

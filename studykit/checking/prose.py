@@ -8,9 +8,10 @@ from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
+from studykit.citations import render_citations
 from studykit.expressions import ExpressionError, parse
 from studykit.loading import Library
-from studykit.model import Card, Claim, Section, Strict
+from studykit.model import Card, Claim, Note, Section, Strict
 
 
 class Recorder:
@@ -64,10 +65,11 @@ def _claim_value(claim: Claim) -> float | None:
         return None
 
 
-def check_section_body(recorder: Recorder, section: Section) -> None:
-    """The equations of a section's body."""
-    found = check_text(section.body)
-    recorder.add(section, "body", section.body, f"section {section.id}", found)
+def check_section_body(recorder: Recorder, section: Section, note: Note) -> None:
+    """The equations of a section's body, with its citations rendered as the reader sees them."""
+    body = _cited(section.body, note)
+    found = check_text(body)
+    recorder.add(section, "body", body, f"section {section.id}", found)
 
 
 def check_claim_says(recorder: Recorder, claim: Claim) -> None:
@@ -76,13 +78,19 @@ def check_claim_says(recorder: Recorder, claim: Claim) -> None:
     recorder.add(claim, "says", claim.says, f"claim {claim.id} says", found)
 
 
-def check_card_text(recorder: Recorder, card: Card) -> None:
+def check_card_text(recorder: Recorder, card: Card, note: Note | None) -> None:
     """Front (cloze answers filled in) then back, sharing what they define."""
     context = Context()
-    front = without_cloze(card.front) if card.kind == "cloze" else card.front
+    front = _cited(without_cloze(card.front) if card.kind == "cloze" else card.front, note)
     where = f"card {card.id}"
     found = check_text(front, context, params=card.params)
     recorder.add(card, "front", front, f"{where} front", found)
     if card.back:
-        found = check_text(card.back, context, params=card.params)
-        recorder.add(card, "back", card.back, f"{where} back", found)
+        back = _cited(card.back, note)
+        found = check_text(back, context, params=card.params)
+        recorder.add(card, "back", back, f"{where} back", found)
+
+
+def _cited(text: str, note: Note | None) -> str:
+    """`text` with its citations rendered; each stays on its line, so lines still match."""
+    return render_citations(text, note)

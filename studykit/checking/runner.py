@@ -12,6 +12,7 @@ from studykit.checking.claims import check_claim
 from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
+from studykit.checking.measured import check_measured
 from studykit.checking.prose import (
     Recorder,
     check_card_text,
@@ -132,7 +133,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if note.origin is None or not scope.covers(note.origin.path):
             continue
         for section in note.sections:
-            check_section_body(recorder, section)
+            check_section_body(recorder, section, note)
             for claim in section.claims:
                 report.claims += 1
                 finding = check_claim(claim)
@@ -147,7 +148,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if deck.origin is None or not scope.covers(deck.origin.path):
             continue
         for card in deck.cards:
-            check_card_text(recorder, card)
+            check_card_text(recorder, card, library.notes.get(deck.note) if deck.note else None)
             if card.experiment is not None:
                 _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:
@@ -176,5 +177,6 @@ def run_check(
             from studykit.checking.experiments import check_experiments
 
             check_experiments(library, scope, report)
+        check_measured(library, scope, report, run=run_experiments)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

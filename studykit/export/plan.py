@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from studykit.citations import render_citations
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
 from studykit.loading import Library
@@ -66,13 +67,17 @@ def _card_notes(
     """The notes for one card, and whether a computed card went out without drawn values."""
     tags, where = _tags(deck, card), _source(note, card)
     key = ("studykit", deck.id, card.id)
-    back = markdown_html(card.back or "")
+
+    def field(text: str, *, cloze: bool = False) -> str:
+        return markdown_html(render_citations(text, note), cloze=cloze)
+
+    back = field(card.back or "")
     if card.kind == "cloze":
-        fields = (markdown_html(card.front, cloze=True), back, where)
+        fields = (field(card.front, cloze=True), back, where)
         return [PlannedNote("cloze", deck.id, key, fields, tags)], False
     if card.kind not in COMPUTED_KINDS:
         kind: ModelKind = "reversed" if card.kind == "reversed" else "basic"
-        fields = (markdown_html(card.front), back, where)
+        fields = (field(card.front), back, where)
         return [PlannedNote(kind, deck.id, key, fields, tags)], False
     drawn = source(deck, card, variants) if source is not None and variants > 0 else None
     baked = bool(drawn)
@@ -80,7 +85,7 @@ def _card_notes(
     for variant in drawn or [formula_variant(card)]:
         guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
         answer = html.escape(variant.answer, quote=False)
-        typed = (markdown_html(variant.front), answer, markdown_html(variant.back), where)
+        typed = (field(variant.front), answer, field(variant.back), where)
         notes.append(PlannedNote("type-in", deck.id, guid, typed, tags))
     return notes, not baked
 

@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studykit.loading.citing import note_citation_problems, source_lines
 from studykit.loading.positions import lookup, within
 from studykit.loading.problems import LoadProblem, problem_at, too_deep
 from studykit.loading.reading import read, syntax_problem
@@ -27,6 +28,7 @@ class LoadedFile:
     model: Note | Deck | None = None
     root: Node | None = None
     raw_id: str | None = None
+    lines: list[str] = dataclasses.field(default_factory=list)
     problems: list[LoadProblem] = dataclasses.field(default_factory=list)
 
 
@@ -66,6 +68,7 @@ def _examine(data: bytes, rel: str, model: type[Note] | type[Deck]) -> LoadedFil
         )
         return file
     file.root = root
+    file.lines = source_lines(data.decode("utf-8", errors="replace"))
     mark = root.start_mark
     if type(root) is not MappingNode:
         what = "a list" if type(root) is SequenceNode else "a single value"
@@ -101,6 +104,7 @@ def _examine(data: bytes, rel: str, model: type[Note] | type[Deck]) -> LoadedFil
     _set_origins(validated, root, rel)
     if isinstance(validated, Note):
         file.problems.extend(note_problems(rel, root, validated))
+        file.problems.extend(note_citation_problems(rel, root, validated, file.lines))
     else:
         file.problems.extend(deck_problems(rel, root, validated))
     file.model = validated
@@ -165,3 +169,6 @@ def _set_origins(model: Note | Deck, root: Node, rel: str) -> None:
         for claim, claim_node in zip(section.claims, _items(section_node, "claims"), strict=False):
             _set_origin(claim, _node_origin(rel, claim_node))
             _set_text_origins(claim, claim_node)
+        entries = _items(section_node, "measured")
+        for measurement, node in zip(section.measured, entries, strict=False):
+            _set_origin(measurement, _node_origin(rel, node))

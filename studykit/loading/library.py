@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from studykit.loading.citing import deck_citation_problems
 from studykit.loading.evidence import evidence_problems
 from studykit.loading.file import LoadedFile, load_file
 from studykit.loading.positions import problem_along
@@ -92,6 +93,11 @@ def load_library(root: Path) -> Library:
             file.problems.extend(reference_problems(rel, file.root, deck, notes, failed_notes))
             if deck.note is None or deck.note in notes:
                 file.problems.extend(evidence_problems(rel, file.root, deck, notes))
+            if not file.problems:
+                cited = notes.get(deck.note) if deck.note is not None else None
+                file.problems.extend(
+                    deck_citation_problems(rel, file.root, deck, cited, file.lines)
+                )
         if isinstance(deck, Deck) and not file.problems:
             decks[deck.id] = deck
         else:

@@ -570,5 +570,7 @@ def test_the_module_never_runs_content_as_code() -> None:
         for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 func = node.func
+                if isinstance(func, ast.Attribute) and ast.unparse(func) == "re.compile":
+                    continue  # a regular expression, not Python's compile()
                 called.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
     assert not called & banned

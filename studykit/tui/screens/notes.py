@@ -12,8 +12,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studykit.mathtext import markdown_to_terminal
 from studykit.model import Note, Section
+from studykit.tui.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -24,13 +24,13 @@ def section_widget_id(section_id: str) -> str:
 
 
 class SectionView(Vertical):
-    """A section's title and its body, rendered from markdown with maths as Unicode."""
+    """A section's title and its body: citations rendered, markdown with maths as Unicode."""
 
-    def __init__(self, number: int, section: Section) -> None:
+    def __init__(self, number: int, section: Section, note: Note) -> None:
         super().__init__(id=section_widget_id(section.id), classes="section")
         self.number = number
         self.section = section
-        self.markdown = markdown_to_terminal(section.body)
+        self.markdown = cited_markdown(section.body, note)
 
     def compose(self) -> ComposeResult:
         yield Static(f"{self.number}. {self.section.title}", classes="section-title", markup=False)
@@ -80,7 +80,7 @@ class NotesScreen(Screen[None]):
                 if self.note.path:
                     yield Static(" › ".join(self.note.path), id="note-path", markup=False)
                 for i, section in enumerate(self.note.sections, start=1):
-                    yield SectionView(i, section)
+                    yield SectionView(i, section, self.note)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -110,7 +110,12 @@ class QuizScreen(Screen[None]):
         panel = self.query_one(AnswerPanel)
         with shown_on_screen(self, "Could not show the question"):
             variant = panel.start(card.card)
-            front = panel.front_markdown() if variant is not None else front_markdown(card.card)
+            note = self.session.library.note_for(card.deck)
+            front = (
+                panel.front_markdown(note)
+                if variant is not None
+                else front_markdown(card.card, note)
+            )
             await self.query_one("#quiz-front", Markdown).update(front)
         await self.query_one("#quiz-back", Markdown).update("")
         self.set_class(False, "-revealed")
@@ -138,11 +143,12 @@ class QuizScreen(Screen[None]):
             return
         panel = self.query_one(AnswerPanel)
         with shown_on_screen(self, "Could not show the answer"):
+            note = self.session.library.note_for(card.deck)
             if panel.variant is not None:
                 panel.show_solution()
-                back = panel.back_markdown()
+                back = panel.back_markdown(note)
             else:
-                back = back_markdown(card.card)
+                back = back_markdown(card.card, note)
             await self.query_one("#quiz-back", Markdown).update(back)
             self.revealed = True
             self.set_class(True, "-revealed")

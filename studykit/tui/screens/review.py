@@ -145,7 +145,10 @@ class ReviewScreen(Screen[None]):
         panel = self.query_one(AnswerPanel)
         variant = panel.start(card.card)  # computed cards: a fresh seeded variant, typed answer
         self.query_one(MeasuredValue).reset()
-        front = panel.front_markdown() if variant is not None else front_markdown(card.card)
+        note = self.session.library.note_for(card.deck)
+        front = (
+            panel.front_markdown(note) if variant is not None else front_markdown(card.card, note)
+        )
         await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
         self.set_class(False, "-revealed")
@@ -187,12 +190,13 @@ class ReviewScreen(Screen[None]):
             intervals = self.session.intervals(card)
             self.revealed = True
             panel = self.query_one(AnswerPanel)
+            note = self.session.library.note_for(card.deck)
             if panel.variant is not None:
                 panel.show_solution()
                 self.query_one(MeasuredValue).show_for(panel.variant)
-                back = panel.back_markdown()
+                back = panel.back_markdown(note)
             else:
-                back = back_markdown(card.card)
+                back = back_markdown(card.card, note)
             await self.query_one("#back", Markdown).update(back)
             for rating, name in RATINGS:
                 interval = intervals.get(rating)

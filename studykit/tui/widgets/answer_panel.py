@@ -9,10 +9,11 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from studykit.mathtext import latex_to_unicode, markdown_to_terminal
-from studykit.model import COMPUTED_KINDS, Card
+from studykit.mathtext import latex_to_unicode
+from studykit.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, draw_variant, grade, new_seed
 from studykit.session import Rating
+from studykit.tui.cardtext import cited_markdown
 
 GRADE_WORKER = "grade-answer"
 
@@ -67,14 +68,15 @@ class AnswerPanel(Vertical):
         self._say("")
         return self.variant
 
-    def front_markdown(self) -> str:
+    def front_markdown(self, note: Note | None = None) -> str:
+        """The front with the drawn values filled in and citations rendered from `note`."""
         assert self.variant is not None
-        return markdown_to_terminal(self.variant.front())
+        return cited_markdown(self.variant.front(), note)
 
-    def back_markdown(self) -> str:
+    def back_markdown(self, note: Note | None = None) -> str:
         """The back with the drawn values filled in (empty when the card has none)."""
         assert self.variant is not None
-        return markdown_to_terminal(self.variant.back() or "")
+        return cited_markdown(self.variant.back() or "", note)
 
     def focus_input(self) -> None:
         self.query_one("#answer-input", Input).focus()

@@ -1,0 +1,85 @@
+"""`studykit show note|deck ID`: a note or a deck as the terminal shows it (maths as Unicode)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import click
+
+from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
+
+if TYPE_CHECKING:
+    from studykit.loading import Library
+
+
+def _load(ctx: click.Context) -> Library:
+    """The library under the settings root; its load problems go to stderr."""
+    from studykit.loading import load_library
+
+    library = load_library(settings_from(ctx).root)
+    for problem in library.problems:
+        click.echo(f"studykit: {problem}", err=True)
+    return library
+
+
+def _echo(markdown: str) -> None:
+    """Print terminal markdown (already maths-as-Unicode) the way the app's screens do."""
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console(width=100, highlight=False, color_system=None)
+    with console.capture() as captured:
+        console.print(Markdown(markdown, hyperlinks=False))
+    click.echo("\n".join(line.rstrip() for line in captured.get().strip("\n").splitlines()))
+
+
+@click.group()
+def show() -> None:
+    """Print a note or a deck with citations rendered and maths as Unicode."""
+
+
+@show.command("note")
+@click.argument("note_id", metavar="ID")
+@click.pass_context
+def show_note(ctx: click.Context, note_id: str) -> None:
+    """Print note ID: its sections, numbers cited from its claims and measurements."""
+    from studykit.loading.problems import did_you_mean
+    from studykit.tui.cardtext import cited_markdown
+
+    library = _load(ctx)
+    note = library.notes.get(note_id)
+    if note is None:
+        hint = did_you_mean(note_id, sorted(library.notes), "the notes are") or "no notes loaded"
+        fail(f"no note `{note_id}`; {hint}", EXIT_USAGE)
+    number = f"{note.number} " if note.number else ""
+    lines = [f"# {number}{note.title}"]  # markdown_to_terminal output is markdown too
+    for i, section in enumerate(note.sections, start=1):
+        lines += ["", f"## {i}. {section.title}", ""]
+        lines.append(cited_markdown(section.body, note).rstrip())
+    _echo("\n".join(lines))
+    if library.problems:
+        raise SystemExit(EXIT_PROBLEM)
+
+
+@show.command("deck")
+@click.argument("deck_id", metavar="ID")
+@click.pass_context
+def show_deck(ctx: click.Context, deck_id: str) -> None:
+    """Print deck ID: every card's front and back as review shows them."""
+    from studykit.loading.problems import did_you_mean
+    from studykit.tui.cardtext import back_markdown, front_markdown
+
+    library = _load(ctx)
+    deck = library.decks.get(deck_id)
+    if deck is None:
+        hint = did_you_mean(deck_id, sorted(library.decks), "the decks are") or "no decks loaded"
+        fail(f"no deck `{deck_id}`; {hint}", EXIT_USAGE)
+    note = library.note_for(deck)
+    lines = [f"# {deck.name} ({len(deck.cards)} cards)"]
+    for card in deck.cards:
+        lines += ["", f"## {card.id} ({card.kind})", ""]
+        lines += [front_markdown(card, note).rstrip(), "", "**Answer:**", ""]
+        lines.append(back_markdown(card, note).rstrip())
+    _echo("\n".join(lines))
+    if library.problems:
+        raise SystemExit(EXIT_PROBLEM)
