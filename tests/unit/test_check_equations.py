@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -293,3 +294,20 @@ def test_a_text_with_too_many_equations_skips_the_rest(monkeypatch: pytest.Monke
     found = check_text(" ".join(["$1 + 1 = 2$"] * 5))
     assert [e.verdict for e in found] == ["verified"] * 3 + ["skipped"] * 2
     assert "more than 3 equations" in found[-1].reason
+
+
+def test_a_latex_side_that_disagrees_with_the_claim_it_cites_fails_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """`$0.95^{88} \\approx {claim:gamma-095-pow-89}$`: the citation renders 89's value."""
+    shutil.copytree(ROOT / "content", tmp_path / "content")
+    shutil.copytree(ROOT / "decks", tmp_path / "decks")
+    note = tmp_path / "content" / "ai-ml" / "rnn-limitations.yaml"
+    written = r"$0.95^{89} \approx {claim:gamma-095-pow-89}"
+    text = note.read_text(encoding="utf-8")
+    assert text.count(written) == 1
+    note.write_text(text.replace(written, written.replace("{89}", "{88}")), encoding="utf-8")
+    line = next(n for n, row in enumerate(text.splitlines(), 1) if written in row)
+    result = studykit("check", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert f"content/ai-ml/rnn-limitations.yaml:{line}: equation `0.95^{{88}}" in result.stdout
