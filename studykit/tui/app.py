@@ -26,6 +26,7 @@ from studykit.tui.messages import (
     ReviewRequested,
     ReviewScope,
     StatsRequested,
+    WorkerFailed,
 )
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
@@ -91,6 +92,10 @@ class StudykitApp(App[None]):
                 await self._session_opened(result)
         elif event.state == WorkerState.SUCCESS and worker.name == EXPORT_WORKER:
             self._exported(worker.result)
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        """A screen's or widget's worker failed: say so in a dialog."""
+        self.push_screen(ErrorScreen(message.title, describe_error(message.error)))
 
     def show_failure(self, error: BaseException | None) -> None:
         """Say what went wrong: on the loading screen if we never opened, else in a dialog."""
@@ -185,7 +190,10 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.review import ReviewScreen
 
         await self._back_to_home()
-        await self.push_screen(ReviewScreen(session, message.scope, first=message.first))
+        screen = ReviewScreen(
+            session, message.scope, first=message.first, flow=message.flow, undo=message.undo
+        )
+        await self.push_screen(screen)
 
     async def on_review_finished(self, message: ReviewFinished) -> None:
         from studykit.tui.screens.finish import FinishScreen
@@ -194,7 +202,10 @@ class StudykitApp(App[None]):
         session = self.session
         if session is None or not isinstance(self.screen, ReviewScreen):
             return
-        await self.switch_screen(FinishScreen(session, message.scope, now=self.now))
+        finish = FinishScreen(
+            session, message.scope, now=self.now, next_due=message.next_due, flow=message.flow
+        )
+        await self.switch_screen(finish)
 
     def on_notes_requested(self, message: NotesRequested) -> None:
         session = self.session

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from studykit.flow import FlowResult, StudyFlow
     from studykit.session import StudyCard
 
 
@@ -20,20 +23,54 @@ class ReviewScope:
 
 
 class ReviewRequested(Message):
-    """Start reviewing the decks in `scope`, with `first` shown first (after an undo)."""
+    """Review `scope`: with `flow`, carry on with it; `undo` first undoes its last action."""
 
-    def __init__(self, scope: ReviewScope, *, first: StudyCard | None = None) -> None:
+    def __init__(
+        self,
+        scope: ReviewScope,
+        *,
+        first: StudyCard | None = None,
+        flow: StudyFlow | None = None,
+        undo: bool = False,
+    ) -> None:
         super().__init__()
         self.scope = scope
         self.first = first
+        self.flow = flow
+        self.undo = undo
 
 
 class ReviewFinished(Message):
-    """Nothing is left to study today in `scope`."""
+    """Nothing is left to study today in `scope`; `flow` can still undo its last action."""
 
-    def __init__(self, scope: ReviewScope) -> None:
+    def __init__(
+        self,
+        scope: ReviewScope,
+        *,
+        next_due: datetime | None = None,
+        flow: StudyFlow | None = None,
+    ) -> None:
         super().__init__()
         self.scope = scope
+        self.next_due = next_due
+        self.flow = flow
+
+
+class FlowDone(Message):
+    """A study flow call finished in its worker; `result` says what to show."""
+
+    def __init__(self, result: FlowResult | None) -> None:
+        super().__init__()
+        self.result = result
+
+
+class WorkerFailed(Message):
+    """Work off the UI thread failed; the app shows `title` and the error (never swallowed)."""
+
+    def __init__(self, title: str, error: BaseException) -> None:
+        super().__init__()
+        self.title = title
+        self.error = error
 
 
 class NotesRequested(Message):
