@@ -10,6 +10,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from studykit.config import Settings
@@ -328,7 +329,9 @@ class StudykitApp(App[None]):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the Experiments key where it would lead nowhere: on that screen itself."""
+        """Hide keys that would do nothing: letters typed into a box, Experiments on itself."""
+        if action in {"quit", "experiments"} and isinstance(self.focused, Input):
+            return False
         return not (action == "experiments" and self.screen.id == "experiments")
 
     def action_experiments(self) -> None:
