@@ -161,6 +161,10 @@ cli.add_command(import_group)
 from studykit.commands.schema import schema  # noqa: E402
 
 cli.add_command(schema)
+from studykit.commands.suspend import suspend, unsuspend  # noqa: E402
+
+cli.add_command(suspend)
+cli.add_command(unsuspend)
 
 
 def _describe(error: BaseException) -> str:
