@@ -28,6 +28,7 @@ __all__ = [
     "Revealed",
     "Shown",
     "StudyFlow",
+    "SuspendedCards",
 ]
 
 Clock = Callable[[], float]  # seconds, monotonic
@@ -72,13 +73,21 @@ class QuizDone:
 
 
 @dataclass(frozen=True)
+class SuspendedCards:
+    """The suspended cards in scope, manual and leeches."""
+
+    cards: tuple[StudyCard, ...]
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Notice:
     """Nothing changed on screen; tell the user why."""
 
     text: str
 
 
-FlowResult = Shown | Revealed | Finished | QuizDone | Notice
+FlowResult = Shown | Revealed | Finished | QuizDone | SuspendedCards | Notice
 Action = Literal["rate", "bury", "suspend", "unsuspend"]
 
 
@@ -224,13 +233,18 @@ class StudyFlow(_CardFlow):
         self._done.append(_Done("suspend", card))
         return self.next("Suspended. u undoes.")
 
-    def unsuspend(self, card: StudyCard) -> Notice:
-        """Put a suspended card (a leech too) back in the queue; the current card stays."""
+    def suspended(self, note: str = "") -> SuspendedCards:
+        """The suspended cards in scope."""
+        cards = [c for d in self._indexes() for c in self.session.suspended_cards(d)]
+        return SuspendedCards(tuple(cards), note)
+
+    def unsuspend(self, card: StudyCard) -> SuspendedCards:
+        """Put a suspended card (a leech too) back in the queue; the suspended cards left."""
         self.session.unsuspend(card)
         self._done.append(_Done("unsuspend", card))
-        return Notice("Unsuspended.")
+        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}. u undoes.")
 
-    def undo(self) -> Shown | Finished | Notice:
+    def undo(self) -> Shown | Finished | SuspendedCards | Notice:
         """Undo this flow's last action (before any: the last logged answer) and show its card."""
         done = self._done.pop() if self._done else None
         if done is None or done.action == "rate":
@@ -245,9 +259,7 @@ class StudyFlow(_CardFlow):
             self.session.unsuspend(card)
         else:
             self.session.suspend(card)
-            if self.current is None:
-                return self.next("Undone: suspended again.")
-            return Notice("Undone: suspended again.")
+            return self.suspended(f"Suspended {card.deck.id}/{card.card.id} again.")
         fresh = self.session.study_card(card.deck.id, card.card.id)
         return self.show(fresh, f"Undone: the {done.action}.")
 

@@ -275,6 +275,16 @@ class StudySession:
         return self._study_card(index, pos)
 
     @_synchronized
+    def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
+        """The suspended cards (manual and leeches) of one deck or all, in deck order."""
+        return [
+            self._study_card(index, pos)
+            for index in self._indexes(deck_id)
+            for pos in index.position.values()
+            if index.slots[pos].suspended
+        ]
+
+    @_synchronized
     def next_due(self, deck_id: str | None = None) -> datetime | None:
         """The earliest due time after now of a scheduled card (UTC), if any."""
         now_us = to_us(self.now())

@@ -27,6 +27,7 @@ from studykit.tui.messages import (
     ReviewRequested,
     ReviewScope,
     StatsRequested,
+    SuspendedRequested,
     WorkerFailed,
 )
 from studykit.tui.screens.error import ErrorScreen
@@ -234,6 +235,12 @@ class StudykitApp(App[None]):
         if self.session is not None:
             self.push_screen(StatsScreen(self.session, today=self.today))
 
+    def on_suspended_requested(self, message: SuspendedRequested) -> None:
+        from studykit.tui.screens.suspended import SuspendedScreen
+
+        if self.session is not None:
+            self.push_screen(SuspendedScreen(self.session, message.scope))
+
     def on_reload_requested(self, message: ReloadRequested) -> None:
         home = self._home()
         if home is not None:
@@ -296,6 +303,11 @@ class StudykitApp(App[None]):
         )
         yield SystemCommand(
             "Quiz", f"{self.questions} questions from every deck", self.action_quiz_all
+        )
+        yield SystemCommand(
+            "Suspended cards",
+            "Put suspended cards and leeches back into reviews",
+            lambda: self.post_message(SuspendedRequested(ReviewScope("All decks"))),
         )
         yield SystemCommand(
             "Reload", "Reload the content files", lambda: self.post_message(ReloadRequested())

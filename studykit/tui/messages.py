@@ -82,6 +82,14 @@ class NotesRequested(Message):
         self.section_id = section_id
 
 
+class SuspendedRequested(Message):
+    """List the suspended cards of `scope`, to put some back into reviews."""
+
+    def __init__(self, scope: ReviewScope) -> None:
+        super().__init__()
+        self.scope = scope
+
+
 class StatsRequested(Message):
     """Open the statistics screen."""
 

@@ -9,7 +9,16 @@ from datetime import timedelta
 import pytest
 
 from studykit.config import Settings
-from studykit.flow import Finished, Notice, QuizDone, QuizFlow, Revealed, Shown, StudyFlow
+from studykit.flow import (
+    Finished,
+    Notice,
+    QuizDone,
+    QuizFlow,
+    Revealed,
+    Shown,
+    StudyFlow,
+    SuspendedCards,
+)
 from studykit.loading import Library
 from studykit.model import Card, Deck
 from studykit.session import Rating, StudySession
@@ -133,10 +142,14 @@ def test_unsuspend_and_its_undo(make_session: Factory, small_library: Library) -
     flow = StudyFlow(session, ("alpha",))
     first = shown(flow.next()).card
     session.suspend(first)
-    assert isinstance(flow.unsuspend(first), Notice)
+    assert [c.card.id for c in flow.suspended().cards] == [first.card.id]
+    left = flow.unsuspend(first)
+    assert left.cards == () and "Unsuspended" in left.note
     assert session.study_card("alpha", first.card.id).suspended is False
-    assert isinstance(flow.undo(), Notice)  # suspended again; the current card stays
+    again = flow.undo()
+    assert isinstance(again, SuspendedCards) and [c.card.id for c in again.cards] == [first.card.id]
     assert session.study_card("alpha", first.card.id).suspended is True
+    assert flow.current is not None and flow.current.card.id == first.card.id  # still shown
 
 
 def test_undo_with_nothing_done_says_so(make_session: Factory, small_library: Library) -> None:
