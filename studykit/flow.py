@@ -44,6 +44,7 @@ class Shown:
     remaining: Counts
     counts: bool = True
     note: str = ""  # what the last action did, for a notification
+    undoable: bool = False  # the note is about an action that undo takes back
     number: int = 0  # quiz: which question (1-based); 0 in review
     total: int = 0  # quiz: how many questions
     right: int = 0  # quiz: right answers so far
@@ -63,6 +64,7 @@ class Finished:
 
     next_due: datetime | None
     note: str = ""
+    undoable: bool = False
 
 
 @dataclass(frozen=True)
@@ -190,19 +192,19 @@ class StudyFlow(_CardFlow):
                 return card
         return None
 
-    def show(self, card: StudyCard, note: str = "") -> Shown:
+    def show(self, card: StudyCard, note: str = "", *, undoable: bool = False) -> Shown:
         """Show `card` now (e.g. one brought back by an undo)."""
         self._last_deck = card.deck.id
         variant = self._present(card)
-        return Shown(card, variant, self.remaining(), note=note)
+        return Shown(card, variant, self.remaining(), note=note, undoable=undoable)
 
-    def next(self, note: str = "") -> Shown | Finished:
+    def next(self, note: str = "", *, undoable: bool = False) -> Shown | Finished:
         """The next card, or Finished when nothing is left today."""
         card = self._pick()
         if card is None:
             self.current, self.variant, self.revealed = None, None, False
-            return Finished(self.next_due(), note=note)
-        return self.show(card, note)
+            return Finished(self.next_due(), note=note, undoable=undoable)
+        return self.show(card, note, undoable=undoable)
 
     def rate(self, rating: Rating) -> Shown | Finished | None:
         """Commit a rating of the revealed card, then the next card (None: nothing revealed)."""
@@ -212,8 +214,8 @@ class StudyFlow(_CardFlow):
         self._commit(card, Rating(rating))
         self._done.append(_Done("rate", card))
         after = self.session.study_card(card.deck.id, card.card.id)
-        note = "Leech: suspended. u undoes." if after.suspended and not card.suspended else ""
-        return self.next(note)
+        leech = after.suspended and not card.suspended
+        return self.next("Leech: suspended." if leech else "", undoable=leech)
 
     def bury(self) -> Shown | Finished | None:
         """Hide the current card until the next rollover, then the next card."""
@@ -222,7 +224,7 @@ class StudyFlow(_CardFlow):
             return None
         self.session.bury(card)
         self._done.append(_Done("bury", card))
-        return self.next("Buried until tomorrow. u undoes.")
+        return self.next("Buried until tomorrow.", undoable=True)
 
     def suspend(self) -> Shown | Finished | None:
         """Hide the current card until it is unsuspended, then the next card."""
@@ -231,7 +233,7 @@ class StudyFlow(_CardFlow):
             return None
         self.session.suspend(card)
         self._done.append(_Done("suspend", card))
-        return self.next("Suspended. u undoes.")
+        return self.next("Suspended.", undoable=True)
 
     def suspended(self, note: str = "") -> SuspendedCards:
         """The suspended cards in scope."""
@@ -242,7 +244,7 @@ class StudyFlow(_CardFlow):
         """Put a suspended card (a leech too) back in the queue; the suspended cards left."""
         self.session.unsuspend(card)
         self._done.append(_Done("unsuspend", card))
-        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}. u undoes.")
+        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}; u undoes.")
 
     def undo(self) -> Shown | Finished | SuspendedCards | Notice:
         """Undo this flow's last action (before any: the last logged answer) and show its card."""

@@ -98,6 +98,7 @@ async def test_typed_cards_escape_leaves_the_box_and_the_footer_follows(
         assert box.has_focus
         typing = footer_actions(app)
         assert {"leave", "home"} & typing == {"leave"}  # escape leaves the box first
+        assert "undo_typing" in typing  # ctrl+z: u is a letter here
         assert not typing & {"reveal", "bury", "suspend", "undo", "notes", "quit", "rate"}
         assert "Bury" not in screen_text(app).splitlines()[-1]
         await pilot.press("minus")
@@ -108,10 +109,12 @@ async def test_typed_cards_escape_leaves_the_box_and_the_footer_follows(
         await settle(pilot, lambda: not box.has_focus)
         assert isinstance(app.screen, ReviewScreen)
         assert {"reveal", "bury", "suspend", "undo", "notes", "home"} <= footer_actions(app)
+        assert "undo_typing" not in footer_actions(app)
         await pilot.press("minus")  # now it buries
         await settle(pilot, lambda: screen.card is not None and screen.card.card.id == "k-two")
         assert session.remaining("computed")[0] == 1 and session.store.last_answer() is None
-        await pilot.press("escape", "u")  # undo the bury: k-star again
+        assert screen.query_one("#answer-input", Input).has_focus  # typing on k-two
+        await pilot.press("ctrl+z")  # undo the bury: k-star again
         await settle(pilot, lambda: screen.card is not None and screen.card.card.id == "k-star")
         assert session.remaining("computed")[0] == 2
 

@@ -57,6 +57,7 @@ class ReviewScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         *ANSWER_BINDINGS,
         Binding("u", "undo", "Undo"),
+        Binding("ctrl+z", "undo_typing", "Undo", key_display="^z"),  # u types into the box
         Binding("minus", "bury", "Bury", key_display="-"),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("n", "notes", "Notes"),
@@ -127,11 +128,15 @@ class ReviewScreen(Screen[None]):
             case _:
                 pass  # a stale key: the flow ignored it
 
+    def _say(self, note: str, *, undoable: bool, typing: bool) -> None:
+        """Notify what the last action did, with the key that undoes it now."""
+        if note:
+            self.notify(f"{note} {'ctrl+z' if typing else 'u'} undoes." if undoable else note)
+
     def _finish(self, result: Finished) -> None:
         self.card = None
         self.refresh_bindings()
-        if result.note:
-            self.notify(result.note)
+        self._say(result.note, undoable=result.undoable, typing=False)
         self.post_message(ReviewFinished(self.scope, next_due=result.next_due, flow=self.flow))
 
     async def show_card(self, shown: Shown) -> None:
@@ -157,8 +162,7 @@ class ReviewScreen(Screen[None]):
             panel.focus_input()  # digits and space go into the answer, not to the bindings
         else:
             self.query_one("#show", Button).focus()
-        if shown.note:
-            self.notify(shown.note)
+        self._say(shown.note, undoable=shown.undoable, typing=shown.variant is not None)
         self.refresh_bindings()
 
     async def _show_answer(self, revealed: Revealed) -> None:
@@ -187,7 +191,10 @@ class ReviewScreen(Screen[None]):
     # -- actions -------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in TYPED_OVER and self.query_one(AnswerPanel).typing:
+        typing = self.query_one(AnswerPanel).typing
+        if action == "undo_typing":
+            return typing
+        if action in TYPED_OVER and typing:
             return False  # the key would type into the answer box; escape leaves it first
         if action == "reveal":
             return self.card is not None and not self.revealed
@@ -219,6 +226,10 @@ class ReviewScreen(Screen[None]):
 
     def action_undo(self) -> None:
         self.runner.submit("Could not undo", self.flow.undo)
+
+    def action_undo_typing(self) -> None:
+        """Undo from inside the answer box, where `u` is a letter."""
+        self.action_undo()
 
     def action_bury(self) -> None:
         if self.card is not None:
