@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Input, Static
 
+from studykit.config import Settings
 from studykit.loading import Library
 from studykit.quiz import Grade, Variant
 from studykit.session import Rating, StudySession
@@ -195,3 +196,15 @@ async def test_suspended_cards_go_back_from_home_and_u_undoes(
         assert session.study_card("alpha", "decay").suspended
         await pilot.press("escape")
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+
+async def test_review_straight_from_the_command_line_opens_behind_loading(
+    tmp_settings: Settings,
+) -> None:
+    app = make_app(tmp_settings, start="review")  # the session opens in a worker first
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await settle(pilot, lambda: screen.card is not None)
+        assert "Show answer" in screen_text(app).splitlines()[-1]

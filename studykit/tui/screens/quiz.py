@@ -135,8 +135,13 @@ class QuizScreen(Screen[None]):
         self.query_one(f"#quiz-{dict(RATINGS)[proposal].lower()}", Button).focus()
         self.refresh_bindings()
 
+    def _typing(self) -> bool:
+        """True while the answer box has focus (False before the screen is composed)."""
+        panels = self.query(AnswerPanel)
+        return bool(panels) and panels.first().typing
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in {"reveal", "rate"} and self.query_one(AnswerPanel).typing:
+        if action in {"reveal", "rate"} and self._typing():
             return False  # the key would type into the answer box; escape leaves it first
         if action == "reveal":
             return self.card is not None and not self.revealed

@@ -190,8 +190,13 @@ class ReviewScreen(Screen[None]):
 
     # -- actions -------------------------------------------------------------
 
+    def _typing(self) -> bool:
+        """True while the answer box has focus (False before the screen is composed)."""
+        panels = self.query(AnswerPanel)
+        return bool(panels) and panels.first().typing
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        typing = self.query_one(AnswerPanel).typing
+        typing = self._typing()
         if action == "undo_typing":
             return typing
         if action in TYPED_OVER and typing:

@@ -92,7 +92,9 @@ class AnswerPanel(LoudWorkers, Vertical):
     @property
     def typing(self) -> bool:
         """True while the answer box has focus (printable keys go into it)."""
-        return self.query_one("#answer-input", Input).has_focus
+        boxes = self.query("#answer-input").results(Input)
+        box = next(boxes, None)
+        return box is not None and box.has_focus
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":
