@@ -22,7 +22,7 @@ from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, Review
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.title_bar import TitleBar
 
-CRAM_NOTE = "cramming: this answer leaves the schedule alone"
+CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule alone."
 
 
 class QuizScreen(Screen[None]):
@@ -67,6 +67,7 @@ class QuizScreen(Screen[None]):
         with Horizontal(id="quiz-top"):
             yield Static(f"Quiz · {self.scope.title}", id="quiz-scope", markup=False)
             yield Static("", id="quiz-progress", markup=False)
+        yield Static(CRAM_NOTE, id="quiz-cram", markup=False)
         with VerticalScroll(id="quiz-card"):
             yield Markdown(id="quiz-front")
             yield AnswerPanel(id="quiz-answer")
@@ -107,9 +108,8 @@ class QuizScreen(Screen[None]):
         await self.query_one("#quiz-back", Markdown).update("")
         self.set_class(False, "-revealed")
         progress = f"Question {shown.number} of {shown.total} · {shown.right} right"
-        if not shown.counts:
-            progress += f" · {CRAM_NOTE}"
         self.query_one("#quiz-progress", Static).update(progress)
+        self.query_one("#quiz-cram", Static).display = not shown.counts
         if shown.variant is not None:
             panel.focus_input()
         else:
