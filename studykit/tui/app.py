@@ -19,6 +19,7 @@ from studykit.session import StudySession
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
     ExperimentRequested,
+    Exported,
     HomeRequested,
     NotesRequested,
     QuizRequested,
@@ -92,8 +93,6 @@ class StudykitApp(App[None]):
             result = worker.result
             if isinstance(result, StudySession):
                 await self._session_opened(result)
-        elif event.state == WorkerState.SUCCESS and worker.name == EXPORT_WORKER:
-            self._exported(worker.result)
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         """A screen's or widget's worker failed: say so in a dialog."""
@@ -256,8 +255,8 @@ class StudykitApp(App[None]):
         self.export_anki(message.title, message.deck_ids, message.stem)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export", name=EXPORT_WORKER)
-    def export_anki(self, title: str, deck_ids: tuple[str, ...], stem: str) -> object:
-        """Write `<data dir>/exports/<stem>.apkg` off the UI thread: (title, ExportResult)."""
+    def export_anki(self, title: str, deck_ids: tuple[str, ...], stem: str) -> None:
+        """Write `<data dir>/exports/<stem>.apkg` off the UI thread; Exported says how it went."""
         from studykit.export import export_anki
         from studykit.export.ledger import ExportLedger
 
@@ -270,16 +269,13 @@ class StudykitApp(App[None]):
             deck_ids=deck_ids,
             ledger=ExportLedger.in_data_dir(data_dir),
         )
-        return (title, result)
+        self.post_message(Exported(title, result))
 
-    def _exported(self, outcome: object) -> None:
-        from studykit.export import ExportResult
-
-        if not isinstance(outcome, tuple) or not isinstance(outcome[1], ExportResult):
-            return
-        title, result = outcome
+    def on_exported(self, message: Exported) -> None:
+        """Say what an export wrote."""
+        result = message.result
         lines = [
-            f"Exported {title}: {result.notes} notes, {result.cards} cards.",
+            f"Exported {message.title}: {result.notes} notes, {result.cards} cards.",
             str(result.path),
         ]
         if result.unbaked:

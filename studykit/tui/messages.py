@@ -10,6 +10,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from studykit.export import ExportResult
     from studykit.flow import FlowResult, StudyFlow
     from studykit.session import StudyCard
 
@@ -121,3 +122,12 @@ class QuizRequested(Message):
         super().__init__()
         self.scope = scope
         self.count = count
+
+
+class Exported(Message):
+    """An Anki export of `title` finished."""
+
+    def __init__(self, title: str, result: ExportResult) -> None:
+        super().__init__()
+        self.title = title
+        self.result = result

@@ -118,24 +118,28 @@ class AnswerPanel(LoudWorkers, Vertical):
         self._say("Checking…")
         self.grade_answer(self.variant, event.value)
 
+    class Checked(Message):
+        """The grading worker's verdict on a typed answer for `variant`."""
+
+        def __init__(self, variant: Variant, result: Grade) -> None:
+            super().__init__()
+            self.variant = variant
+            self.result = result
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="grade", name=GRADE_WORKER)
-    def grade_answer(self, variant: Variant, text: str) -> tuple[Variant, Grade]:
-        """Grade off the UI thread: sympy may take a moment on a symbolic answer."""
-        return variant, grade(variant, text)
+    def grade_answer(self, variant: Variant, text: str) -> None:
+        """Grade off the UI thread (sympy may take a moment); the verdict comes as Checked."""
+        self.post_message(self.Checked(variant, grade(variant, text)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != GRADE_WORKER:
-            return
-        if event.state == WorkerState.ERROR:  # LoudWorkers shows the error itself
+        if event.worker.name == GRADE_WORKER and event.state == WorkerState.ERROR:
+            # LoudWorkers shows the error; the box must not stay on "Checking…"
             self._say("Could not check this answer; reveal it with space after escape.")
-            return
-        if event.state != WorkerState.SUCCESS:
-            return
-        outcome = event.worker.result
-        if not isinstance(outcome, tuple):
-            return
-        variant, result = outcome
-        if variant is not self.variant or self.result is not None:
+
+    def on_answer_panel_checked(self, message: Checked) -> None:
+        message.stop()
+        result = message.result
+        if message.variant is not self.variant or self.result is not None:
             return  # a grade for a card that is no longer shown
         if result.correct is None:
             self._say(result.message)
