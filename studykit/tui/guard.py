@@ -44,11 +44,15 @@ class LoudWorkers:
     # a WorkerFailed message, which does. Textual calls this beside the class's own handler.
     WORKER_FAILED_TITLE = "Something went wrong"
 
+    def shown_inline(self, error: BaseException) -> bool:
+        """True for an error the widget itself shows in place (no dialog then)."""
+        return False
+
     def _on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         from studykit.tui.messages import WorkerFailed
 
         error = event.worker.error
-        if event.state == WorkerState.ERROR and error is not None:
+        if event.state == WorkerState.ERROR and error is not None and not self.shown_inline(error):
             assert isinstance(self, DOMNode)
             title = getattr(self, "worker_titles", {}).get(event.worker.name, "")
             self.post_message(WorkerFailed(title or self.WORKER_FAILED_TITLE, error))

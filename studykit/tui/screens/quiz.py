@@ -17,6 +17,7 @@ from studykit.quiz import QuizAnswer
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
@@ -25,7 +26,7 @@ from studykit.tui.widgets.title_bar import TitleBar
 CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule alone."
 
 
-class QuizScreen(Screen[None]):
+class QuizScreen(LoudWorkers, Screen[None]):
     """Renders a QuizFlow: answers to cards not due leave the schedule alone unless set."""
 
     SUB_TITLE = "Quiz"

@@ -16,6 +16,7 @@ from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFl
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import (
     FlowDone,
@@ -49,7 +50,7 @@ def progress_text(new: int, learning: int, due: int) -> Text:
     )
 
 
-class ReviewScreen(Screen[None]):
+class ReviewScreen(LoudWorkers, Screen[None]):
     """Renders a StudyFlow; its calls run in one serialized worker, a rating commits first."""
 
     SUB_TITLE = "Review"

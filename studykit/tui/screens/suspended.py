@@ -14,6 +14,7 @@ from studykit.flow import FlowResult, Notice, StudyFlow, SuspendedCards
 from studykit.quiz.picking import short_text
 from studykit.session import StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import LoudWorkers
 from studykit.tui.messages import FlowDone, ReviewScope
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -24,7 +25,7 @@ def card_line(card: StudyCard) -> str:
     return f"{card.deck.id}/{card.card.id}  {short_text(card.card.front, 70)}{leech}"
 
 
-class SuspendedScreen(Screen[None]):
+class SuspendedScreen(LoudWorkers, Screen[None]):
     """A list of the scope's suspended cards; its calls go through a StudyFlow's worker."""
 
     SUB_TITLE = "Suspended cards"
