@@ -208,3 +208,20 @@ async def test_review_straight_from_the_command_line_opens_behind_loading(
         assert isinstance(screen, ReviewScreen)
         await settle(pilot, lambda: screen.card is not None)
         assert "Show answer" in screen_text(app).splitlines()[-1]
+
+
+async def test_undo_on_finish_with_nothing_to_undo_comes_back_to_finish(
+    make_session: MakeSession, small_library: Library
+) -> None:
+    session = make_session(small_library)
+    for card_id in ("gradient", "context"):
+        session.suspend(session.study_card("beta", card_id))  # nothing left, nothing logged
+    app = make_app(session.settings, session=session, start="review", deck_id="beta")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, FinishScreen))
+        finish = app.screen
+        await pilot.press("u")
+        await settle(
+            pilot, lambda: isinstance(app.screen, FinishScreen) and app.screen is not finish
+        )
+        assert session.store.last_answer() is None

@@ -126,6 +126,8 @@ class ReviewScreen(LoudWorkers, Screen[None]):
                 self._finish(result)
             case Notice(text=text):
                 self.notify(text)
+                if self.card is None:  # e.g. nothing to undo from the finish screen
+                    self.runner.submit("Could not fetch the next card", self.flow.next)
             case _:
                 pass  # a stale key: the flow ignored it
 
