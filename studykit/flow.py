@@ -80,6 +80,7 @@ class SuspendedCards:
 
     cards: tuple[StudyCard, ...]
     note: str = ""
+    undoable: bool = False
 
 
 @dataclass(frozen=True)
@@ -121,17 +122,18 @@ class _CardFlow:
         self._seeds = seeds
         self._shown_at = clock()
 
-    def _indexes(self) -> list[str | None]:
+    def _scope_ids(self) -> list[str | None]:
+        """The deck ids to ask the session about (None: every deck)."""
         return [None] if self.deck_ids is None else list(self.deck_ids)
 
     def remaining(self) -> Counts:
         """(new, learning, due) left today over the decks in scope."""
-        totals = [self.session.remaining(deck_id) for deck_id in self._indexes()]
+        totals = [self.session.remaining(deck_id) for deck_id in self._scope_ids()]
         return sum(t[0] for t in totals), sum(t[1] for t in totals), sum(t[2] for t in totals)
 
     def next_due(self) -> datetime | None:
         """The earliest future due time over the decks in scope."""
-        times = [t for d in self._indexes() if (t := self.session.next_due(d)) is not None]
+        times = [t for d in self._scope_ids() if (t := self.session.next_due(d)) is not None]
         return min(times, default=None)
 
     def _present(self, card: StudyCard) -> Variant | None:
@@ -235,16 +237,16 @@ class StudyFlow(_CardFlow):
         self._done.append(_Done("suspend", card))
         return self.next("Suspended.", undoable=True)
 
-    def suspended(self, note: str = "") -> SuspendedCards:
+    def suspended(self, note: str = "", *, undoable: bool = False) -> SuspendedCards:
         """The suspended cards in scope."""
-        cards = [c for d in self._indexes() for c in self.session.suspended_cards(d)]
-        return SuspendedCards(tuple(cards), note)
+        cards = [c for d in self._scope_ids() for c in self.session.suspended_cards(d)]
+        return SuspendedCards(tuple(cards), note, undoable)
 
     def unsuspend(self, card: StudyCard) -> SuspendedCards:
         """Put a suspended card (a leech too) back in the queue; the suspended cards left."""
         self.session.unsuspend(card)
         self._done.append(_Done("unsuspend", card))
-        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}; u undoes.")
+        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}.", undoable=True)
 
     def undo(self) -> Shown | Finished | SuspendedCards | Notice:
         """Undo this flow's last action (before any: the last logged answer) and show its card."""

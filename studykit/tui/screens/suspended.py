@@ -56,10 +56,10 @@ class SuspendedScreen(LoudWorkers, Screen[None]):
         message.stop()
         result: FlowResult | None = message.result
         match result:
-            case SuspendedCards(cards=cards, note=note):
+            case SuspendedCards(cards=cards, note=note, undoable=undoable):
                 self._show(cards)
                 if note:
-                    self.notify(note)
+                    self.notify(f"{note} u undoes." if undoable else note)
             case Notice(text=text):
                 self.notify(text)
             case _:
