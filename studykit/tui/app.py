@@ -191,9 +191,7 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.review import ReviewScreen
 
         await self._back_to_home()
-        screen = ReviewScreen(
-            session, message.scope, first=message.first, flow=message.flow, undo=message.undo
-        )
+        screen = ReviewScreen(session, message.scope, flow=message.flow, undo=message.undo)
         await self.push_screen(screen)
 
     async def on_review_finished(self, message: ReviewFinished) -> None:

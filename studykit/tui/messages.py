@@ -12,7 +12,6 @@ if TYPE_CHECKING:
 
     from studykit.export import ExportResult
     from studykit.flow import FlowResult, StudyFlow
-    from studykit.session import StudyCard
 
 
 @dataclass(frozen=True)
@@ -30,13 +29,11 @@ class ReviewRequested(Message):
         self,
         scope: ReviewScope,
         *,
-        first: StudyCard | None = None,
         flow: StudyFlow | None = None,
         undo: bool = False,
     ) -> None:
         super().__init__()
         self.scope = scope
-        self.first = first
         self.flow = flow
         self.undo = undo
 

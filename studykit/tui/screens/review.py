@@ -70,7 +70,6 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         session: StudySession,
         scope: ReviewScope,
         *,
-        first: StudyCard | None = None,
         flow: StudyFlow | None = None,
         undo: bool = False,
     ) -> None:
@@ -81,7 +80,6 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         self.runner = FlowRunner(self)
         self.card: StudyCard | None = None
         self.revealed = False
-        self._first = first
         self._undo_first = undo
 
     def compose(self) -> ComposeResult:
@@ -103,13 +101,10 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        flow, first = self.flow, self._first
         if self._undo_first:
-            self.runner.submit("Could not undo", flow.undo)
-        elif first is not None:
-            self.runner.submit("Could not show the card", lambda: flow.show(first))
+            self.runner.submit("Could not undo", self.flow.undo)
         else:
-            self.runner.submit("Could not fetch the next card", flow.next)
+            self.runner.submit("Could not fetch the next card", self.flow.next)
 
     # -- results of the flow ---------------------------------------------------
 
