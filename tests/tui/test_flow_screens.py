@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from textual.widgets import Input, Static
@@ -225,3 +227,36 @@ async def test_undo_on_finish_with_nothing_to_undo_comes_back_to_finish(
             pilot, lambda: isinstance(app.screen, FinishScreen) and app.screen is not finish
         )
         assert session.store.last_answer() is None
+
+
+async def test_answers_commit_off_the_ui_thread_once_per_key(
+    make_session: MakeSession, small_library: Library, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = make_session(small_library)
+    threads: list[threading.Thread] = []
+    slow_disk = threading.Event()
+    real_answer = session.answer
+
+    def answer(*args: Any, **kwargs: Any) -> None:
+        threads.append(threading.current_thread())
+        assert slow_disk.wait(10)  # the commit takes a while; the UI must not wait for it
+        real_answer(*args, **kwargs)
+
+    monkeypatch.setattr(session, "answer", answer)
+    app = make_app(session.settings, session=session, start="review", deck_id="alpha")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await settle(pilot, lambda: screen.card is not None)
+        await pilot.press("space")
+        await settle(pilot, lambda: screen.revealed)
+        await pilot.press("3")
+        await settle(pilot, lambda: len(threads) == 1)
+        await pilot.press("3", "3")  # impatient: the UI still answers keys meanwhile
+        assert screen.card is not None and screen.card.card.id == "sequential"
+        slow_disk.set()
+        await settle(pilot, lambda: screen.card is not None and screen.card.card.id == "decay")
+        await pilot.pause(0.2)
+        assert len(threads) == 1 and threads[0] is not threading.main_thread()
+        assert not screen.revealed and session.remaining("alpha") == (2, 1, 0)
