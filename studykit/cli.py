@@ -164,6 +164,10 @@ cli.add_command(schema)
 from studykit.commands.show import show  # noqa: E402
 
 cli.add_command(show)
+from studykit.commands.suspend import suspend, unsuspend  # noqa: E402
+
+cli.add_command(suspend)
+cli.add_command(unsuspend)
 
 
 def _describe(error: BaseException) -> str:

@@ -47,6 +47,7 @@ class Settings:
     rollover_hour: int = 4
     leech_lapses: int = 8
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
+    quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)
 
     @property
     def database_path(self) -> Path:
@@ -113,11 +114,20 @@ def _check_root(root: Path, source: str) -> Path:
     return root
 
 
+# Switches: config.toml keys that take `true` or `false`.
+_SWITCHES = ("quiz_counts",)
+
+
 def _check_value(path: Path, key: str, value: object) -> float:
+    if key in _SWITCHES:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: `{key}` must be true or false, got {value!r}")
+        return float(value)
     rule = _RULES.get(key)
     if rule is None:
-        close = difflib.get_close_matches(key, list(_RULES), n=1)
-        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(_RULES)}"
+        known = [*_RULES, *_SWITCHES]
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(known)}"
         raise ConfigError(f"{path}: unknown key `{key}`; {hint}")
     # bool is an int in Python, but `true` is never a count or a retention.
     if (
@@ -174,4 +184,5 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         reviews_per_day=int(given.get("reviews_per_day", defaults.reviews_per_day)),
         rollover_hour=int(given.get("rollover_hour", defaults.rollover_hour)),
         leech_lapses=int(given.get("leech_lapses", defaults.leech_lapses)),
+        quiz_counts=bool(given.get("quiz_counts", defaults.quiz_counts)),
     )

@@ -275,6 +275,16 @@ class StudySession:
         return self._study_card(index, pos)
 
     @_synchronized
+    def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
+        """The suspended cards (manual and leeches) of one deck or all, in deck order."""
+        return [
+            self._study_card(index, pos)
+            for index in self._indexes(deck_id)
+            for pos in index.position.values()
+            if index.slots[pos].suspended
+        ]
+
+    @_synchronized
     def next_due(self, deck_id: str | None = None) -> datetime | None:
         """The earliest due time after now of a scheduled card (UTC), if any."""
         now_us = to_us(self.now())
@@ -364,6 +374,24 @@ class StudySession:
     def unsuspend(self, card: StudyCard) -> None:
         """Show a suspended card again (a leech keeps its leech flag)."""
         self._change(card, lambda state: replace(state, suspended=False))
+
+    @_synchronized
+    def unbury(self, card: StudyCard) -> None:
+        """Show a buried card again today."""
+        self._change(card, lambda state: replace(state, buried_until=None))
+
+    @_synchronized
+    def is_due(self, card: StudyCard) -> bool:
+        """True when a scheduled card is due before today's rollover (new cards are not due)."""
+        found = self._find(card.deck.id, card.card.id)
+        if found is None:
+            return False
+        index, pos = found
+        slot = index.slots[pos]
+        _, now_us, end_us = self._window()
+        if slot.state is None or slot.suspended or slot.due_us is None:
+            return False
+        return slot.due_us < end_us and not index.is_buried(pos, now_us)
 
     # -- experiment cache ------------------------------------------------------------------
 

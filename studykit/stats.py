@@ -24,7 +24,9 @@ class Stats:
     """Collection statistics for the stats screen."""
 
     reviews_today: int
-    retention_30d: float | None
+    retention_30d: float | None  # passed / scheduled reviews in the window; None if none
+    retention_reviews: int  # scheduled reviews (of review-state cards) in the window
+    retention_passed: int  # of which not Again
     forecast: tuple[int, ...]
     heatmap: Mapping[date, int]
     total_cards: int
@@ -67,6 +69,8 @@ def collect_stats(
     return Stats(
         reviews_today=reviews_today,
         retention_30d=passed / total if total else None,
+        retention_reviews=total,
+        retention_passed=passed,
         forecast=tuple(forecast),
         heatmap=heatmap,
         total_cards=sum(index.total for index in indexes),

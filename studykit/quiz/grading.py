@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from studykit.expressions import ExpressionError, ExpressionTimeout, parse
@@ -16,7 +16,9 @@ from studykit.quiz.variants import Variant, number_latex
 DEFAULT_TOLERANCE: Final = Tolerance(sig_figs=3)
 MAX_ANSWER_LENGTH: Final = 300
 _TYPED: Final = {"−": "-", "×": "*", "·": "*", "^": "**", "÷": "/"}
-_THOUSANDS: Final = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# A whole answer of digits with commas: `0,26` (a decimal comma), `4,096`, `1,234,567`.
+_COMMA_NUMBER: Final = re.compile(r"([-+]?)(\d+)((?:,\d+)+)")
+_GROUPED: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3}){2,}")
 
 
 @dataclass(frozen=True)
@@ -69,11 +71,33 @@ def describe_tolerance(tolerance: Tolerance) -> str:
     return f"{tolerance.sig_figs} significant figures"
 
 
-def _typed(text: str, *, numeric: bool) -> str:
+def _typed(text: str) -> str:
     cleaned = text.strip()
     for typed, meant in _TYPED.items():
         cleaned = cleaned.replace(typed, meant)
-    return _THOUSANDS.sub("", cleaned) if numeric else cleaned
+    return cleaned
+
+
+def read_commas(text: str) -> tuple[str, str] | Grade:
+    """A number typed with commas as (text to parse, note); Grade(None) when it is ambiguous.
+
+    `0,26` is a decimal comma (noted); `1,234,567` groups thousands; `4,096` could be either,
+    so it is refused rather than guessed. Commas inside a longer expression are left alone.
+    """
+    match = _COMMA_NUMBER.fullmatch(text)
+    if match is None:
+        return text, ""
+    sign, whole, rest = match.groups()
+    if _GROUPED.fullmatch(whole + rest):
+        return text.replace(",", ""), ""
+    fraction = rest[1:]
+    if "," in fraction:
+        return Grade(None, f"Could not read `{text}`: too many commas for one number.")
+    if len(fraction) == 3 and whole != "0":
+        plain, decimal = f"{sign}{whole}{fraction}", f"{sign}{whole}.{fraction}"
+        return Grade(None, f"`{text}` could mean {plain} or {decimal}: type it without a comma.")
+    number = f"{sign}{whole}.{fraction}"
+    return number, f"read {text} as {number}"
 
 
 def _unreadable(error: ExpressionError, hint: str) -> Grade:
@@ -87,8 +111,14 @@ def grade(variant: Variant, text: str) -> Grade:
     if len(text) > MAX_ANSWER_LENGTH or "#" in text or "\n" in text:
         return Grade(None, f"An answer is one line of at most {MAX_ANSWER_LENGTH} characters.")
     if variant.card.kind == "numeric":
-        return _grade_number(variant, _typed(text, numeric=True))
-    return _grade_expression(variant, _typed(text, numeric=False))
+        read = read_commas(_typed(text))
+        if isinstance(read, Grade):
+            return read
+        verdict = _grade_number(variant, read[0])
+        if read[1] and verdict.readable:
+            return replace(verdict, message=f"{verdict.message}; {read[1]}")
+        return verdict
+    return _grade_expression(variant, _typed(text))
 
 
 def _grade_number(variant: Variant, text: str) -> Grade:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studykit.defaults import QUIZ_QUESTIONS
-from studykit.model import COMPUTED_KINDS
+from studykit.mathtext import latex_to_unicode
+from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card
 
 if TYPE_CHECKING:
+    from studykit.quiz.grading import Grade
+    from studykit.quiz.variants import Variant
     from studykit.session import StudyCard, StudySession
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
 
 
 def pick_questions(
@@ -47,3 +53,35 @@ class QuizAnswer:
     question: str
     expected: str
     given: str = ""
+
+
+def short_text(source: str, limit: int = 90) -> str:
+    """Card text on one plain line: maths as Unicode, no markdown marks."""
+    text = _MATH.sub(lambda m: latex_to_unicode(m.group(1) or m.group(2)), source)
+    text = " ".join(text.replace("**", "").replace("`", "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain_question(card: Card) -> tuple[str, str]:
+    """(question, answer) of an ordinary card as plain text for the list of misses."""
+    if card.kind == "cloze":
+        question = CLOZE_PATTERN.sub("[...]", card.front)
+        answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
+        return short_text(question), short_text(answer)
+    return short_text(card.front), short_text(card.back or "")
+
+
+def quiz_answer(
+    card: StudyCard, *, passed: bool, variant: Variant | None, graded: Grade | None
+) -> QuizAnswer:
+    """The record of one answer: a typed answer is right by its grade, others by `passed`."""
+    if variant is None:
+        question, answer = _plain_question(card.card)
+        return QuizAnswer(card, passed, question, answer)
+    return QuizAnswer(
+        card,
+        bool(graded is not None and graded.correct),
+        short_text(variant.front()),
+        latex_to_unicode(variant.expected_latex()),
+        latex_to_unicode(graded.given_latex) if graded is not None else "(not answered)",
+    )

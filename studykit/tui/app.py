@@ -10,6 +10,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from studykit.config import Settings
@@ -18,6 +19,7 @@ from studykit.session import StudySession
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
     ExperimentRequested,
+    Exported,
     HomeRequested,
     NotesRequested,
     QuizRequested,
@@ -26,6 +28,8 @@ from studykit.tui.messages import (
     ReviewRequested,
     ReviewScope,
     StatsRequested,
+    SuspendedRequested,
+    WorkerFailed,
 )
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
@@ -89,8 +93,10 @@ class StudykitApp(App[None]):
             result = worker.result
             if isinstance(result, StudySession):
                 await self._session_opened(result)
-        elif event.state == WorkerState.SUCCESS and worker.name == EXPORT_WORKER:
-            self._exported(worker.result)
+
+    def on_worker_failed(self, message: WorkerFailed) -> None:
+        """A screen's or widget's worker failed: say so in a dialog."""
+        self.push_screen(ErrorScreen(message.title, describe_error(message.error)))
 
     def show_failure(self, error: BaseException | None) -> None:
         """Say what went wrong: on the loading screen if we never opened, else in a dialog."""
@@ -185,7 +191,8 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.review import ReviewScreen
 
         await self._back_to_home()
-        await self.push_screen(ReviewScreen(session, message.scope, first=message.first))
+        screen = ReviewScreen(session, message.scope, flow=message.flow, undo=message.undo)
+        await self.push_screen(screen)
 
     async def on_review_finished(self, message: ReviewFinished) -> None:
         from studykit.tui.screens.finish import FinishScreen
@@ -194,7 +201,10 @@ class StudykitApp(App[None]):
         session = self.session
         if session is None or not isinstance(self.screen, ReviewScreen):
             return
-        await self.switch_screen(FinishScreen(session, message.scope, now=self.now))
+        finish = FinishScreen(
+            session, message.scope, now=self.now, next_due=message.next_due, flow=message.flow
+        )
+        await self.switch_screen(finish)
 
     def on_notes_requested(self, message: NotesRequested) -> None:
         session = self.session
@@ -222,6 +232,12 @@ class StudykitApp(App[None]):
         if self.session is not None:
             self.push_screen(StatsScreen(self.session, today=self.today))
 
+    def on_suspended_requested(self, message: SuspendedRequested) -> None:
+        from studykit.tui.screens.suspended import SuspendedScreen
+
+        if self.session is not None:
+            self.push_screen(SuspendedScreen(self.session, message.scope))
+
     def on_reload_requested(self, message: ReloadRequested) -> None:
         home = self._home()
         if home is not None:
@@ -237,8 +253,8 @@ class StudykitApp(App[None]):
         self.export_anki(message.title, message.deck_ids, message.stem)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="export", name=EXPORT_WORKER)
-    def export_anki(self, title: str, deck_ids: tuple[str, ...], stem: str) -> object:
-        """Write `<data dir>/exports/<stem>.apkg` off the UI thread: (title, ExportResult)."""
+    def export_anki(self, title: str, deck_ids: tuple[str, ...], stem: str) -> None:
+        """Write `<data dir>/exports/<stem>.apkg` off the UI thread; Exported says how it went."""
         from studykit.export import export_anki
         from studykit.export.ledger import ExportLedger
 
@@ -251,16 +267,13 @@ class StudykitApp(App[None]):
             deck_ids=deck_ids,
             ledger=ExportLedger.in_data_dir(data_dir),
         )
-        return (title, result)
+        self.post_message(Exported(title, result))
 
-    def _exported(self, outcome: object) -> None:
-        from studykit.export import ExportResult
-
-        if not isinstance(outcome, tuple) or not isinstance(outcome[1], ExportResult):
-            return
-        title, result = outcome
+    def on_exported(self, message: Exported) -> None:
+        """Say what an export wrote."""
+        result = message.result
         lines = [
-            f"Exported {title}: {result.notes} notes, {result.cards} cards.",
+            f"Exported {message.title}: {result.notes} notes, {result.cards} cards.",
             str(result.path),
         ]
         if result.unbaked:
@@ -284,6 +297,11 @@ class StudykitApp(App[None]):
         )
         yield SystemCommand(
             "Quiz", f"{self.questions} questions from every deck", self.action_quiz_all
+        )
+        yield SystemCommand(
+            "Suspended cards",
+            "Put suspended cards and leeches back into reviews",
+            lambda: self.post_message(SuspendedRequested(ReviewScope("All decks"))),
         )
         yield SystemCommand(
             "Reload", "Reload the content files", lambda: self.post_message(ReloadRequested())
@@ -317,7 +335,9 @@ class StudykitApp(App[None]):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the Experiments key where it would lead nowhere: on that screen itself."""
+        """Hide keys that would do nothing: letters typed into a box, Experiments on itself."""
+        if action in {"quit", "experiments"} and isinstance(self.focused, Input):
+            return False
         return not (action == "experiments" and self.screen.id == "experiments")
 
     def action_experiments(self) -> None:

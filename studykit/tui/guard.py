@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from textual.dom import DOMNode
+from textual.worker import Worker, WorkerState
 
 from studykit.errors import StudykitError
 
@@ -34,3 +35,24 @@ def shown_on_screen(node: DOMNode, title: str) -> Iterator[None]:
         from studykit.tui.screens.error import ErrorScreen
 
         node.app.push_screen(ErrorScreen(title, describe_error(error)))
+
+
+class LoudWorkers:
+    """Mixin for widgets and screens: a worker of theirs that fails is shown, never swallowed."""
+
+    # Worker.StateChanged does not bubble, so the app never sees it; this turns an error into
+    # a WorkerFailed message, which does. Textual calls this beside the class's own handler.
+    WORKER_FAILED_TITLE = "Something went wrong"
+
+    def shown_inline(self, error: BaseException) -> bool:
+        """True for an error the widget itself shows in place (no dialog then)."""
+        return False
+
+    def _on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        from studykit.tui.messages import WorkerFailed
+
+        error = event.worker.error
+        if event.state == WorkerState.ERROR and error is not None and not self.shown_inline(error):
+            assert isinstance(self, DOMNode)
+            title = getattr(self, "worker_titles", {}).get(event.worker.name, "")
+            self.post_message(WorkerFailed(title or self.WORKER_FAILED_TITLE, error))

@@ -1,8 +1,14 @@
-"""Key bindings that more than one screen shares, so they read the same everywhere."""
+"""Key bindings and rating buttons that more than one screen shares, so they read the same."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import timedelta
+
 from textual.binding import Binding
+
+from studykit.session import Rating
+from studykit.tui.format import format_interval
 
 # Anki's keys: space shows the answer, 1-4 rate it.
 ANSWER_BINDINGS: tuple[Binding, ...] = (
@@ -12,3 +18,19 @@ ANSWER_BINDINGS: tuple[Binding, ...] = (
     Binding("3", "rate(3)", "Good"),
     Binding("4", "rate(4)", "Easy"),
 )
+
+RATINGS: tuple[tuple[Rating, str], ...] = (
+    (Rating.Again, "Again"),
+    (Rating.Hard, "Hard"),
+    (Rating.Good, "Good"),
+    (Rating.Easy, "Easy"),
+)
+
+
+def rating_labels(intervals: Mapping[Rating, timedelta]) -> dict[Rating, str]:
+    """`Good · 3d` for each rating (the bare name where no interval is known)."""
+    labels = {}
+    for rating, name in RATINGS:
+        interval = intervals.get(rating)
+        labels[rating] = name if interval is None else f"{name} · {format_interval(interval)}"
+    return labels

@@ -8,7 +8,10 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from studykit.session import StudyCard
+    from datetime import datetime
+
+    from studykit.export import ExportResult
+    from studykit.flow import FlowResult, StudyFlow
 
 
 @dataclass(frozen=True)
@@ -20,20 +23,52 @@ class ReviewScope:
 
 
 class ReviewRequested(Message):
-    """Start reviewing the decks in `scope`, with `first` shown first (after an undo)."""
+    """Review `scope`: with `flow`, carry on with it; `undo` first undoes its last action."""
 
-    def __init__(self, scope: ReviewScope, *, first: StudyCard | None = None) -> None:
+    def __init__(
+        self,
+        scope: ReviewScope,
+        *,
+        flow: StudyFlow | None = None,
+        undo: bool = False,
+    ) -> None:
         super().__init__()
         self.scope = scope
-        self.first = first
+        self.flow = flow
+        self.undo = undo
 
 
 class ReviewFinished(Message):
-    """Nothing is left to study today in `scope`."""
+    """Nothing is left to study today in `scope`; `flow` can still undo its last action."""
 
-    def __init__(self, scope: ReviewScope) -> None:
+    def __init__(
+        self,
+        scope: ReviewScope,
+        *,
+        next_due: datetime | None = None,
+        flow: StudyFlow | None = None,
+    ) -> None:
         super().__init__()
         self.scope = scope
+        self.next_due = next_due
+        self.flow = flow
+
+
+class FlowDone(Message):
+    """A study flow call finished in its worker; `result` says what to show."""
+
+    def __init__(self, result: FlowResult | None) -> None:
+        super().__init__()
+        self.result = result
+
+
+class WorkerFailed(Message):
+    """Work off the UI thread failed; the app shows `title` and the error (never swallowed)."""
+
+    def __init__(self, title: str, error: BaseException) -> None:
+        super().__init__()
+        self.title = title
+        self.error = error
 
 
 class NotesRequested(Message):
@@ -43,6 +78,14 @@ class NotesRequested(Message):
         super().__init__()
         self.note_id = note_id
         self.section_id = section_id
+
+
+class SuspendedRequested(Message):
+    """List the suspended cards of `scope`, to put some back into reviews."""
+
+    def __init__(self, scope: ReviewScope) -> None:
+        super().__init__()
+        self.scope = scope
 
 
 class StatsRequested(Message):
@@ -76,3 +119,12 @@ class QuizRequested(Message):
         super().__init__()
         self.scope = scope
         self.count = count
+
+
+class Exported(Message):
+    """An Anki export of `title` finished."""
+
+    def __init__(self, title: str, result: ExportResult) -> None:
+        super().__init__()
+        self.title = title
+        self.result = result

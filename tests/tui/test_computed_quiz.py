@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
+import pytest
 from textual.widgets import Button, Input, Static
 
+from studykit.config import Settings
 from studykit.model import Deck
 from studykit.session import Rating, StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
-from studykit.tui.screens.quiz import QuizScoreScreen, QuizScreen
+from studykit.tui.screens.quiz import CRAM_NOTE, QuizScoreScreen, QuizScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from tests.conftest import make_library
 
-from .helpers import plain, settle
+from .helpers import plain, screen_text, settle
 
 SIZE = (120, 40)
 MakeSession = Callable[..., StudySession]
@@ -54,15 +57,18 @@ def waiting_at(screen: QuizScreen, answered: int) -> Callable[[], bool]:
     return lambda: len(screen.answers) == answered and not screen.revealed
 
 
-async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule(
-    make_session: MakeSession,
+@pytest.mark.parametrize("counts", [False, True], ids=["cramming", "quiz_counts"])
+async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule_only_if_set(
+    make_session: MakeSession, tmp_settings: Settings, counts: bool
 ) -> None:
-    session = make_session(make_library([DECK]))
+    settings = replace(tmp_settings, quiz_counts=counts)
+    session = make_session(make_library([DECK]), settings=settings)
     app = make_app(session.settings, session=session, start="quiz", deck_id="mixed", questions=3)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, QuizScreen))
         screen = app.screen
         assert isinstance(screen, QuizScreen)
+        await settle(pilot, lambda: screen.card is not None)
         assert len(screen.questions) == 3
         kinds = {card.card.kind for card in screen.questions}
         assert kinds == {"numeric", "basic"}  # a mix of computed and ordinary cards
@@ -74,6 +80,9 @@ async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule(
             asked.append(card.card.id)
             progress = plain(screen.query_one("#quiz-progress", Static))
             assert progress.startswith(f"Question {number} of 3")
+            cram = screen.query_one("#quiz-cram", Static)
+            assert cram.display is not counts  # every card here is new, not due
+            assert CRAM_NOTE in screen_text(app) or counts
             if card.card.id in TYPED:
                 assert screen.query_one("#quiz-answer Input", Input).has_focus
                 await pilot.press(*TYPED[card.card.id], "enter")
@@ -82,6 +91,8 @@ async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule(
             else:
                 await pilot.press("space")
                 await settle(pilot, lambda: screen.revealed)
+                good = str(screen.query_one("#quiz-good", Button).label)
+                assert good.startswith("Good · ") is counts  # intervals only when it counts
                 await pilot.press(SELF_GRADED[card.card.id])
         await settle(pilot, lambda: isinstance(app.screen, QuizScoreScreen))
         score_screen = app.screen
@@ -97,13 +108,15 @@ async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule(
             assert "What fixes the bottleneck?" in misses and "answer: Attention." in misses
         for right in {"positions", "plain-1"} & set(asked):
             assert DECK.cards[[c.id for c in DECK.cards].index(right)].front[:8] not in misses
-        # every answer went into the schedule, with the typed ones' seeds
+        # with quiz_counts every answer went into the schedule, with the typed ones' seeds;
+        # cramming leaves new cards new and spends no daily limit
         logged = {
             entry.card_id: (entry.rating, entry.variant_seed)
             for card_id in asked
             for entry in session.store.history(session.study_card("mixed", card_id).key)
         }
-        assert set(logged) == set(asked)
+        assert set(logged) == (set(asked) if counts else set())
+        assert all(session.study_card("mixed", c).state == "new" for c in asked) is not counts
         for card_id, (rating, seed) in logged.items():
             assert (seed is not None) == (card_id in TYPED)
             wanted = {"positions": Rating.Good, "scale": Rating.Again}.get(card_id)
@@ -122,7 +135,7 @@ async def test_z_on_home_starts_a_quiz_on_the_highlighted_deck(make_session: Mak
         await settle(pilot, lambda: isinstance(app.screen, QuizScreen))
         screen = app.screen
         assert isinstance(screen, QuizScreen)
-        assert len(screen.questions) == 4  # ten asked, the deck has four
         await settle(pilot, lambda: screen.card is not None)
+        assert len(screen.questions) == 4  # ten asked, the deck has four
         panel = screen.query_one(AnswerPanel)
         assert panel.display == (screen.questions[0].card.kind == "numeric")

@@ -13,6 +13,7 @@ from studykit.quiz import draw_variant
 from studykit.quiz.measured import measured_value
 from studykit.session import StudySession
 from studykit.tui.app import make_app
+from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.widgets import measured_value as widget_module
 from studykit.tui.widgets.answer_panel import AnswerPanel
@@ -96,3 +97,23 @@ async def test_a_link_without_an_answer_or_without_torch_shows_nothing(
     monkeypatch.setattr(widget_module, "measure", no_torch)
     assert not await shown_after_answer(make_session, k_star(None))
     assert not await shown_after_answer(make_session, k_star("k"))  # the run raised TorchMissing
+
+
+async def test_an_unexpected_failure_of_the_measurement_is_a_dialog(
+    make_session: MakeSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("cache row unreadable")
+
+    monkeypatch.setattr(widget_module, "measure", broken)
+    session = make_session(make_library([Deck(id="d", name="D", cards=(k_star("k"),))]))
+    app = make_app(session.settings, session=session, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await settle(pilot, lambda: screen.card is not None)
+        await pilot.press("7", "enter")
+        await settle(pilot, lambda: isinstance(app.screen, ErrorScreen))
+        assert plain(app.screen.query_one("#error-title", Static)) == "Could not measure the value"
+        assert "cache row unreadable" in plain(app.screen.query_one("#error-message", Static))

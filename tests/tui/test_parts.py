@@ -136,3 +136,27 @@ def test_deck_groups_nest_on_double_colons_and_sum() -> None:
 def test_two_decks_with_one_name_stay_apart() -> None:
     groups = build_deck_groups([Counts("x", "Same", 1, 0, 0), Counts("y", "Same", 2, 0, 0)])
     assert [(g.name, g.deck_id, g.new) for g in groups] == [("Same", "x", 1), ("Same (y)", "y", 2)]
+
+
+def test_retention_shows_its_counts() -> None:
+    from studykit.stats import Stats
+    from studykit.tui.screens.stats import summary_lines
+
+    def shown(passed: int, total: int) -> str:
+        stats = Stats(
+            reviews_today=0,
+            retention_30d=passed / total if total else None,
+            retention_reviews=total,
+            retention_passed=passed,
+            forecast=(),
+            heatmap={},
+            total_cards=0,
+            new_cards=0,
+            suspended=0,
+            leeches=0,
+        )
+        return dict(summary_lines(stats))["True retention (30 days)"]
+
+    assert shown(2, 3) == "66.7% (2 of 3 reviews)"
+    assert shown(1, 1) == "100.0% (1 of 1 review)"
+    assert shown(0, 0) == "—"

@@ -210,3 +210,21 @@ def test_repo_checkout_is_the_bundled_root() -> None:
     if (repo / "studykit" / "_bundled").is_dir():
         pytest.skip("a _bundled folder sits in the checkout")
     assert bundled_root() == repo
+
+
+def test_quiz_counts_is_a_switch(tmp_path: Path) -> None:
+    from studykit.config import ConfigError, resolve_settings
+
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    data = tmp_path / "data"
+    data.mkdir()
+    assert resolve_settings(root=root, data_dir=data).quiz_counts is False
+    (data / "config.toml").write_text("quiz_counts = true\n")
+    assert resolve_settings(root=root, data_dir=data).quiz_counts is True
+    (data / "config.toml").write_text("quiz_counts = 1\n")
+    with pytest.raises(ConfigError, match="`quiz_counts` must be true or false"):
+        resolve_settings(root=root, data_dir=data)
+    (data / "config.toml").write_text("quiz_count = true\n")
+    with pytest.raises(ConfigError, match="did you mean `quiz_counts`"):
+        resolve_settings(root=root, data_dir=data)

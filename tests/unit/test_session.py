@@ -594,6 +594,7 @@ def test_stats(make_session: Factory, fixed_clock: FakeClock) -> None:
     answer_next(session, Rating.Good)  # review answer: a pass
     stats = session.stats()
     assert stats.retention_30d == pytest.approx(2 / 3)
+    assert (stats.retention_passed, stats.retention_reviews) == (2, 3)  # new cards not counted
     assert stats.reviews_today == 3
     assert stats.heatmap[date(2026, 3, 2)] == 3
     assert stats.heatmap[date(2026, 3, 10)] == 3

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,13 +17,8 @@ from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
 from studykit.tui.widgets.title_bar import TitleBar
 
-
-def next_due_in(session: StudySession, scope: ReviewScope) -> datetime | None:
-    """The earliest future due time over the decks of `scope`."""
-    if scope.deck_ids is None:
-        return session.next_due(None)
-    times = [t for d in scope.deck_ids if (t := session.next_due(d)) is not None]
-    return min(times, default=None)
+if TYPE_CHECKING:
+    from studykit.flow import StudyFlow
 
 
 def next_due_text(due: datetime | None, now: datetime) -> str:
@@ -47,11 +42,19 @@ class FinishScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session: StudySession, scope: ReviewScope, *, now: Callable[[], datetime]
+        self,
+        session: StudySession,
+        scope: ReviewScope,
+        *,
+        now: Callable[[], datetime],
+        next_due: datetime | None,
+        flow: StudyFlow | None = None,
     ) -> None:
         super().__init__(id="finish")
         self.session = session
         self.scope = scope
+        self.next_due = next_due
+        self.flow = flow
         self._now = now
 
     def compose(self) -> ComposeResult:
@@ -69,9 +72,8 @@ class FinishScreen(Screen[None]):
         self.update_next_due()
 
     def update_next_due(self) -> None:
-        """Ask the session again when the next card is due."""
-        due = next_due_in(self.session, self.scope)
-        self.query_one("#next-due", Static).update(next_due_text(due, self._now()))
+        """Say when the next card is due (as the flow found it when the review finished)."""
+        self.query_one("#next-due", Static).update(next_due_text(self.next_due, self._now()))
 
     def action_home(self) -> None:
         self.post_message(HomeRequested())
@@ -80,8 +82,5 @@ class FinishScreen(Screen[None]):
         self.post_message(ReviewRequested(self.scope))
 
     def action_undo(self) -> None:
-        card = self.session.undo()
-        if card is None:
-            self.notify("Nothing to undo.")
-            return
-        self.post_message(ReviewRequested(self.scope, first=card))
+        """Back to the review, which undoes the flow's last action (in its worker) first."""
+        self.post_message(ReviewRequested(self.scope, flow=self.flow, undo=True))

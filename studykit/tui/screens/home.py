@@ -21,6 +21,7 @@ from studykit.tui.messages import (
     ReviewRequested,
     ReviewScope,
     StatsRequested,
+    SuspendedRequested,
 )
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
 from studykit.tui.widgets.title_bar import TitleBar
@@ -43,6 +44,7 @@ class HomeScreen(Screen[None]):
         Binding("z", "quiz", "Quiz"),
         Binding("r", "reload", "Reload"),
         Binding("x", "export", "Export to Anki"),
+        Binding("exclamation_mark", "suspended", "Suspended", key_display="!"),
     ]
 
     class ExportRequested(Message):
@@ -174,6 +176,12 @@ class HomeScreen(Screen[None]):
         group = self._highlighted()
         scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
         self.post_message(QuizRequested(scope))
+
+    def action_suspended(self) -> None:
+        """The suspended cards of the highlighted deck (or every deck)."""
+        group = self._highlighted()
+        scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
+        self.post_message(SuspendedRequested(scope))
 
     def action_stats(self) -> None:
         self.post_message(StatsRequested())

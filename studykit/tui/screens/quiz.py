@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-import time
 from typing import ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
@@ -13,46 +12,22 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Rule, Static
 
 from studykit.defaults import QUIZ_QUESTIONS
-from studykit.mathtext import latex_to_unicode
-from studykit.model import CLOZE_PATTERN, Card
-from studykit.quiz import QuizAnswer, pick_questions
+from studykit.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
+from studykit.quiz import QuizAnswer
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
-from studykit.tui.guard import shown_on_screen
-from studykit.tui.keys import ANSWER_BINDINGS
-from studykit.tui.messages import HomeRequested, QuizRequested, ReviewScope
-from studykit.tui.widgets.answer_panel import AnswerPanel
+from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import LoudWorkers
+from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
+from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
+from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.title_bar import TitleBar
 
-RATINGS: tuple[tuple[Rating, str], ...] = (
-    (Rating.Again, "Again"),
-    (Rating.Hard, "Hard"),
-    (Rating.Good, "Good"),
-    (Rating.Easy, "Easy"),
-)
+CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule alone."
 
 
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
-
-
-def _short(source: str, limit: int = 90) -> str:
-    """Card text on one plain line: maths as Unicode, no markdown marks."""
-    text = _MATH.sub(lambda m: latex_to_unicode(m.group(1) or m.group(2)), source)
-    text = " ".join(text.replace("**", "").replace("`", "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _plain_question(card: Card) -> tuple[str, str]:
-    """(question, answer) of an ordinary card as plain text for the list of misses."""
-    if card.kind == "cloze":
-        question = CLOZE_PATTERN.sub("[...]", card.front)
-        answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
-        return _short(question), _short(answer)
-    return _short(card.front), _short(card.back or "")
-
-
-class QuizScreen(Screen[None]):
-    """One question at a time; every answer is rated and goes into the schedule."""
+class QuizScreen(LoudWorkers, Screen[None]):
+    """Renders a QuizFlow: answers to cards not due leave the schedule alone unless set."""
 
     SUB_TITLE = "Quiz"
 
@@ -68,21 +43,32 @@ class QuizScreen(Screen[None]):
         *,
         count: int = QUIZ_QUESTIONS,
         seed: int | None = None,
+        flow: QuizFlow | None = None,
     ) -> None:
         super().__init__(id="quiz")
         self.session = session
         self.scope = scope
-        self.questions = pick_questions(session, scope.deck_ids, count=count, seed=seed)
-        self.answers: list[QuizAnswer] = []
+        self.flow = flow or QuizFlow(session, scope.deck_ids, count=count, seed=seed)
+        self.runner = FlowRunner(self)
         self.card: StudyCard | None = None
         self.revealed = False
-        self.shown_at = time.monotonic()
+
+    @property
+    def questions(self) -> list[StudyCard]:
+        """The questions the flow picked (empty until it started)."""
+        return self.flow.questions
+
+    @property
+    def answers(self) -> list[QuizAnswer]:
+        """The answers so far."""
+        return self.flow.answers
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="quiz-top"):
             yield Static(f"Quiz · {self.scope.title}", id="quiz-scope", markup=False)
             yield Static("", id="quiz-progress", markup=False)
+        yield Static(CRAM_NOTE, id="quiz-cram", markup=False)
         with VerticalScroll(id="quiz-card"):
             yield Markdown(id="quiz-front")
             yield AnswerPanel(id="quiz-answer")
@@ -94,111 +80,117 @@ class QuizScreen(Screen[None]):
                 yield Button(name, id=f"quiz-{name.lower()}", classes="rating")
         yield Footer()
 
-    async def on_mount(self) -> None:
-        await self.show_question()
+    def on_mount(self) -> None:
+        self.runner.submit("Could not start the quiz", self.flow.start)
 
-    async def show_question(self) -> None:
-        """The next question, or the score once every question is answered."""
-        index = len(self.answers)
-        if index >= len(self.questions):
-            self.card = None
-            self.app.switch_screen(QuizScoreScreen(self.scope, self.answers))
-            return
-        card = self.questions[index]
-        self.card = card
+    async def on_flow_done(self, message: FlowDone) -> None:
+        """Render what the flow did."""
+        message.stop()
+        result: FlowResult | None = message.result
+        match result:
+            case Shown():
+                await self.show_question(result)
+            case Revealed():
+                await self._show_answer(result)
+            case QuizDone(answers=answers):
+                self.card = None
+                self.app.switch_screen(QuizScoreScreen(self.scope, list(answers)))
+            case _:
+                pass  # a stale key: the flow ignored it
+
+    async def show_question(self, shown: Shown) -> None:
+        """Show one question's front."""
+        card = self.card = shown.card
         self.revealed = False
         panel = self.query_one(AnswerPanel)
-        with shown_on_screen(self, "Could not show the question"):
-            variant = panel.start(card.card)
-            note = self.session.library.note_for(card.deck)
-            front = (
-                panel.front_markdown(note)
-                if variant is not None
-                else front_markdown(card.card, note)
-            )
-            await self.query_one("#quiz-front", Markdown).update(front)
+        panel.start(card.card, shown.variant)
+        note = self.session.library.note_for(card.deck)
+        front = (
+            panel.front_markdown(note)
+            if shown.variant is not None
+            else front_markdown(card.card, note)
+        )
+        await self.query_one("#quiz-front", Markdown).update(front)
         await self.query_one("#quiz-back", Markdown).update("")
         self.set_class(False, "-revealed")
-        right = sum(answer.correct for answer in self.answers)
-        self.query_one("#quiz-progress", Static).update(
-            f"Question {index + 1} of {len(self.questions)} · {right} right"
-        )
-        if variant is not None:
+        progress = f"Question {shown.number} of {shown.total} · {shown.right} right"
+        self.query_one("#quiz-progress", Static).update(progress)
+        self.query_one("#quiz-cram", Static).display = not shown.counts
+        if shown.variant is not None:
             panel.focus_input()
         else:
             self.query_one("#quiz-show", Button).focus()
         self.refresh_bindings()
-        self.shown_at = time.monotonic()
+
+    async def _show_answer(self, revealed: Revealed) -> None:
+        if revealed.card is not self.card:
+            return
+        panel = self.query_one(AnswerPanel)
+        note = self.session.library.note_for(revealed.card.deck)
+        if panel.variant is not None:
+            panel.show_solution()
+            back = panel.back_markdown(note)
+        else:
+            back = back_markdown(revealed.card.card, note)
+        await self.query_one("#quiz-back", Markdown).update(back)
+        for rating, label in rating_labels(revealed.intervals).items():
+            self.query_one(f"#quiz-{dict(RATINGS)[rating].lower()}", Button).label = label
+        self.revealed = True
+        self.set_class(True, "-revealed")
+        result = panel.result
+        proposal = Rating.Good if result is None else proposed_rating(result)
+        self.query_one(f"#quiz-{dict(RATINGS)[proposal].lower()}", Button).focus()
+        self.refresh_bindings()
+
+    def _typing(self) -> bool:
+        """True while the answer box has focus (False before the screen is composed)."""
+        panels = self.query(AnswerPanel)
+        return bool(panels) and panels.first().typing
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in {"reveal", "rate"} and self._typing():
+            return False  # the key would type into the answer box; escape leaves it first
         if action == "reveal":
             return self.card is not None and not self.revealed
         if action == "rate":
             return self.card is not None and self.revealed
         return True
 
-    async def action_reveal(self) -> None:
-        card = self.card
-        if card is None or self.revealed:
-            return
-        panel = self.query_one(AnswerPanel)
-        with shown_on_screen(self, "Could not show the answer"):
-            note = self.session.library.note_for(card.deck)
-            if panel.variant is not None:
-                panel.show_solution()
-                back = panel.back_markdown(note)
-            else:
-                back = back_markdown(card.card, note)
-            await self.query_one("#quiz-back", Markdown).update(back)
-            self.revealed = True
-            self.set_class(True, "-revealed")
-            self.query_one("#quiz-good", Button).focus()
-            self.refresh_bindings()
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.refresh_bindings()
 
-    async def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.refresh_bindings()
+
+    def on_answer_panel_left(self, event: AnswerPanel.Left) -> None:
         event.stop()
-        await self.action_reveal()
-        if self.revealed:
-            self.query_one(f"#quiz-{dict(RATINGS)[event.proposal].lower()}", Button).focus()
+        self.query_one("#quiz-show", Button).focus()
 
-    def _record(self, card: StudyCard, rating: Rating) -> QuizAnswer:
-        panel = self.query_one(AnswerPanel)
-        variant = panel.variant
-        if variant is None:
-            question, answer = _plain_question(card.card)
-            return QuizAnswer(card, rating != Rating.Again, question, answer)
-        result = panel.result
-        return QuizAnswer(
-            card,
-            bool(result is not None and result.correct),
-            _short(variant.front()),
-            latex_to_unicode(variant.expected_latex()),
-            latex_to_unicode(result.given_latex) if result is not None else "(not answered)",
-        )
+    def action_reveal(self) -> None:
+        if self.card is not None and not self.revealed:
+            self.runner.submit("Could not show the answer", self.flow.reveal)
 
-    async def action_rate(self, grade: int) -> None:
-        card = self.card
-        if card is None or not self.revealed:
+    def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
+        event.stop()
+        self.action_reveal()
+
+    def action_rate(self, grade: int) -> None:
+        if self.card is None or not self.revealed:
             return
-        duration_ms = int((time.monotonic() - self.shown_at) * 1000)
-        rating = Rating(grade)
-        with shown_on_screen(self, "Your answer was not saved"):
-            seed = self.query_one(AnswerPanel).seed
-            self.session.answer(card, rating, duration_ms=duration_ms, variant_seed=seed)
-            self.answers.append(self._record(card, rating))
-            await self.show_question()
+        flow, graded = self.flow, self.query_one(AnswerPanel).result
+        self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade), graded))
 
     def action_home(self) -> None:
         self.post_message(HomeRequested())
 
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
+    def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "quiz-show":
-            await self.action_reveal()
+            self.action_reveal()
             return
         for rating, name in RATINGS:
             if event.button.id == f"quiz-{name.lower()}":
-                await self.action_rate(int(rating))
+                self.action_rate(int(rating))
 
 
 class QuizScoreScreen(Screen[None]):

@@ -2,50 +2,41 @@
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Rule, Static
 
+from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
-from studykit.tui.format import format_interval
-from studykit.tui.guard import shown_on_screen
-from studykit.tui.keys import ANSWER_BINDINGS
-from studykit.tui.messages import HomeRequested, NotesRequested, ReviewFinished, ReviewScope
-from studykit.tui.widgets.answer_panel import AnswerPanel
+from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import LoudWorkers
+from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
+from studykit.tui.messages import (
+    FlowDone,
+    HomeRequested,
+    NotesRequested,
+    ReviewFinished,
+    ReviewScope,
+)
+from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.measured_value import MeasuredValue
 from studykit.tui.widgets.title_bar import TitleBar
 
-RATINGS: tuple[tuple[Rating, str], ...] = (
-    (Rating.Again, "Again"),
-    (Rating.Hard, "Hard"),
-    (Rating.Good, "Good"),
-    (Rating.Easy, "Easy"),
-)
 STATE_LABELS = {
     "new": "new card",
     "learning": "learning",
     "review": "review",
     "relearning": "relearning",
 }
-
-
-def remaining_in(session: StudySession, scope: ReviewScope) -> tuple[int, int, int]:
-    """(new, learning, due) left today over the decks of `scope`."""
-    if scope.deck_ids is None:
-        return session.remaining(None)
-    totals = [session.remaining(deck_id) for deck_id in scope.deck_ids]
-    return (
-        sum(t[0] for t in totals),
-        sum(t[1] for t in totals),
-        sum(t[2] for t in totals),
-    )
+# Actions whose keys a focused answer box would swallow: hidden from the footer while typing.
+TYPED_OVER = frozenset({"reveal", "rate", "undo", "bury", "suspend", "notes"})
 
 
 def progress_text(new: int, learning: int, due: int) -> Text:
@@ -59,14 +50,15 @@ def progress_text(new: int, learning: int, due: int) -> Text:
     )
 
 
-class ReviewScreen(Screen[None]):
-    """One card at a time; a rating is committed before the next card shows."""
+class ReviewScreen(LoudWorkers, Screen[None]):
+    """Renders a StudyFlow; its calls run in one serialized worker, a rating commits first."""
 
     SUB_TITLE = "Review"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *ANSWER_BINDINGS,
         Binding("u", "undo", "Undo"),
+        Binding("ctrl+z", "undo_typing", "Undo", key_display="^z"),  # u types into the box
         Binding("minus", "bury", "Bury", key_display="-"),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("n", "notes", "Notes"),
@@ -74,16 +66,21 @@ class ReviewScreen(Screen[None]):
     ]
 
     def __init__(
-        self, session: StudySession, scope: ReviewScope, *, first: StudyCard | None = None
+        self,
+        session: StudySession,
+        scope: ReviewScope,
+        *,
+        flow: StudyFlow | None = None,
+        undo: bool = False,
     ) -> None:
         super().__init__(id="review")
         self.session = session
         self.scope = scope
+        self.flow = flow or StudyFlow(session, scope.deck_ids)
+        self.runner = FlowRunner(self)
         self.card: StudyCard | None = None
         self.revealed = False
-        self.shown_at = time.monotonic()
-        self._first = first
-        self._last_deck: str | None = None
+        self._undo_first = undo
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -103,51 +100,55 @@ class ReviewScreen(Screen[None]):
                 yield Button(name, id=name.lower(), classes="rating")
         yield Footer()
 
-    async def on_mount(self) -> None:
-        first, self._first = self._first, None
-        if first is not None:
-            await self.show_card(first)
+    def on_mount(self) -> None:
+        if self._undo_first:
+            self.runner.submit("Could not undo", self.flow.undo)
         else:
-            await self.next_card()
+            self.runner.submit("Could not fetch the next card", self.flow.next)
 
-    # -- queue ---------------------------------------------------------------
+    # -- results of the flow ---------------------------------------------------
 
-    def _pick(self) -> StudyCard | None:
-        """The next card in scope; over several decks, start after the last card's deck."""
-        if self.scope.deck_ids is None:
-            return self.session.next_card(None)
-        decks = list(self.scope.deck_ids)
-        if self._last_deck in decks:
-            start = decks.index(self._last_deck) + 1
-            decks = decks[start:] + decks[:start]
-        for deck_id in decks:
-            card = self.session.next_card(deck_id)
-            if card is not None:
-                return card
-        return None
+    async def on_flow_done(self, message: FlowDone) -> None:
+        """Render what the flow did."""
+        message.stop()
+        result: FlowResult | None = message.result
+        match result:
+            case Shown():
+                await self.show_card(result)
+            case Revealed():
+                await self._show_answer(result)
+            case Finished():
+                self._finish(result)
+            case Notice(text=text):
+                self.notify(text)
+                if self.card is None:  # e.g. nothing to undo from the finish screen
+                    self.runner.submit("Could not fetch the next card", self.flow.next)
+            case _:
+                pass  # a stale key: the flow ignored it
 
-    async def next_card(self) -> None:
-        """Show the next card, or ask for the finish screen when nothing is left today."""
+    def _say(self, note: str, *, undoable: bool, typing: bool) -> None:
+        """Notify what the last action did, with the key that undoes it now."""
+        if note:
+            self.notify(f"{note} {'ctrl+z' if typing else 'u'} undoes." if undoable else note)
+
+    def _finish(self, result: Finished) -> None:
         self.card = None
-        with shown_on_screen(self, "Could not fetch the next card"):
-            card = self._pick()
-            if card is None:
-                self.refresh_bindings()
-                self.post_message(ReviewFinished(self.scope))
-                return
-            await self.show_card(card)
+        self.refresh_bindings()
+        self._say(result.note, undoable=result.undoable, typing=False)
+        self.post_message(ReviewFinished(self.scope, next_due=result.next_due, flow=self.flow))
 
-    async def show_card(self, card: StudyCard) -> None:
-        """Show `card`'s front and start timing the answer."""
-        self.card = card
-        self._last_deck = card.deck.id
+    async def show_card(self, shown: Shown) -> None:
+        """Show a card's front; the flow started timing it."""
+        card = self.card = shown.card
         self.revealed = False
         panel = self.query_one(AnswerPanel)
-        variant = panel.start(card.card)  # computed cards: a fresh seeded variant, typed answer
+        panel.start(card.card, shown.variant)
         self.query_one(MeasuredValue).reset()
         note = self.session.library.note_for(card.deck)
         front = (
-            panel.front_markdown(note) if variant is not None else front_markdown(card.card, note)
+            panel.front_markdown(note)
+            if shown.variant is not None
+            else front_markdown(card.card, note)
         )
         await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
@@ -158,22 +159,52 @@ class ReviewScreen(Screen[None]):
         leech = self.query_one("#leech", Static)
         leech.display = card.leech
         leech.update(f"Leech: forgotten {card.lapses} times. Consider rewriting this card.")
-        self._update_progress()
+        self.query_one("#review-progress", Static).update(progress_text(*shown.remaining))
         self.query_one("#card", VerticalScroll).scroll_home(animate=False)
-        if variant is not None:
+        if shown.variant is not None:
             panel.focus_input()  # digits and space go into the answer, not to the bindings
         else:
             self.query_one("#show", Button).focus()
+        self._say(shown.note, undoable=shown.undoable, typing=shown.variant is not None)
         self.refresh_bindings()
-        self.shown_at = time.monotonic()
 
-    def _update_progress(self) -> None:
-        new, learning, due = remaining_in(self.session, self.scope)
-        self.query_one("#review-progress", Static).update(progress_text(new, learning, due))
+    async def _show_answer(self, revealed: Revealed) -> None:
+        if revealed.card is not self.card:
+            return
+        self.revealed = True
+        panel = self.query_one(AnswerPanel)
+        note = self.session.library.note_for(revealed.card.deck)
+        if panel.variant is not None:
+            panel.show_solution()
+            self.query_one(MeasuredValue).show_for(panel.variant)
+            back = panel.back_markdown(note)
+        else:
+            back = back_markdown(revealed.card.card, note)
+        await self.query_one("#back", Markdown).update(back)
+        for rating, label in rating_labels(revealed.intervals).items():
+            self.query_one(f"#{dict(RATINGS)[rating].lower()}", Button).label = label
+        self.set_class(True, "-revealed")
+        self.query_one(f"#{dict(RATINGS)[self._proposal()].lower()}", Button).focus()
+        self.refresh_bindings()
+
+    def _proposal(self) -> Rating:
+        """The rating under enter: the typed answer's proposal, else Good."""
+        result = self.query_one(AnswerPanel).result
+        return Rating.Good if result is None else proposed_rating(result)
 
     # -- actions -------------------------------------------------------------
 
+    def _typing(self) -> bool:
+        """True while the answer box has focus (False before the screen is composed)."""
+        panels = self.query(AnswerPanel)
+        return bool(panels) and panels.first().typing
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        typing = self._typing()
+        if action == "undo_typing":
+            return typing
+        if action in TYPED_OVER and typing:
+            return False  # the key would type into the answer box; escape leaves it first
         if action == "reveal":
             return self.card is not None and not self.revealed
         if action == "rate":
@@ -182,66 +213,40 @@ class ReviewScreen(Screen[None]):
             return self.card is not None
         return True
 
-    async def action_reveal(self) -> None:
-        card = self.card
-        if card is None or self.revealed:
-            return
-        with shown_on_screen(self, "Could not show the answer"):
-            intervals = self.session.intervals(card)
-            self.revealed = True
-            panel = self.query_one(AnswerPanel)
-            note = self.session.library.note_for(card.deck)
-            if panel.variant is not None:
-                panel.show_solution()
-                self.query_one(MeasuredValue).show_for(panel.variant)
-                back = panel.back_markdown(note)
-            else:
-                back = back_markdown(card.card, note)
-            await self.query_one("#back", Markdown).update(back)
-            for rating, name in RATINGS:
-                interval = intervals.get(rating)
-                label = name if interval is None else f"{name} · {format_interval(interval)}"
-                self.query_one(f"#{name.lower()}", Button).label = label
-            self.set_class(True, "-revealed")
-            self.query_one("#good", Button).focus()
-            self.refresh_bindings()
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.refresh_bindings()
 
-    async def action_rate(self, grade: int) -> None:
-        card = self.card
-        if card is None or not self.revealed:
-            return
-        duration_ms = int((time.monotonic() - self.shown_at) * 1000)
-        with shown_on_screen(self, "Your answer was not saved"):
-            seed = self.query_one(AnswerPanel).seed
-            self.session.answer(card, Rating(grade), duration_ms=duration_ms, variant_seed=seed)
-            await self.next_card()
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self.refresh_bindings()
 
-    async def action_undo(self) -> None:
-        with shown_on_screen(self, "Could not undo"):
-            card = self.session.undo()
-            if card is None:
-                self.notify("Nothing to undo.")
-                return
-            self.notify("Undone.")
-            await self.show_card(card)
+    def on_answer_panel_left(self, event: AnswerPanel.Left) -> None:
+        event.stop()
+        self.query_one("#show", Button).focus()
 
-    async def action_bury(self) -> None:
-        card = self.card
-        if card is None:
-            return
-        with shown_on_screen(self, "Could not bury the card"):
-            self.session.bury(card)
-            self.notify("Buried until tomorrow.")
-            await self.next_card()
+    def action_reveal(self) -> None:
+        if self.card is not None and not self.revealed:
+            self.runner.submit("Could not show the answer", self.flow.reveal)
 
-    async def action_suspend(self) -> None:
-        card = self.card
-        if card is None:
+    def action_rate(self, grade: int) -> None:
+        if self.card is None or not self.revealed:
             return
-        with shown_on_screen(self, "Could not suspend the card"):
-            self.session.suspend(card)
-            self.notify("Suspended.")
-            await self.next_card()
+        flow = self.flow
+        self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade)))
+
+    def action_undo(self) -> None:
+        self.runner.submit("Could not undo", self.flow.undo)
+
+    def action_undo_typing(self) -> None:
+        """Undo from inside the answer box, where `u` is a letter."""
+        self.action_undo()
+
+    def action_bury(self) -> None:
+        if self.card is not None:
+            self.runner.submit("Could not bury the card", self.flow.bury)
+
+    def action_suspend(self) -> None:
+        if self.card is not None:
+            self.runner.submit("Could not suspend the card", self.flow.suspend)
 
     def action_notes(self) -> None:
         card = self.card
@@ -256,18 +261,16 @@ class ReviewScreen(Screen[None]):
     def action_home(self) -> None:
         self.post_message(HomeRequested())
 
-    async def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
-        """A typed answer was graded: reveal, and put the proposed rating under enter."""
+    def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
+        """A typed answer was graded: reveal; the proposed rating goes under enter."""
         event.stop()
-        await self.action_reveal()
-        if self.revealed:
-            self.query_one(f"#{dict(RATINGS)[event.proposal].lower()}", Button).focus()
+        self.action_reveal()
 
-    async def on_button_pressed(self, event: Button.Pressed) -> None:
+    def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "show":
-            await self.action_reveal()
+            self.action_reveal()
             return
         for rating, name in RATINGS:
             if event.button.id == name.lower():
-                await self.action_rate(int(rating))
+                self.action_rate(int(rating))

@@ -20,7 +20,13 @@ from studykit.tui.widgets.title_bar import TitleBar
 
 def summary_lines(stats: Stats) -> list[tuple[str, str]]:
     """Label/value pairs for the numbers at the top of the screen."""
-    retention = "—" if stats.retention_30d is None else f"{stats.retention_30d:.1%}"
+    retention = "—"  # cram answers in a quiz are never logged, so never counted here
+    if stats.retention_30d is not None:
+        reviews = stats.retention_reviews
+        retention = (
+            f"{stats.retention_30d:.1%} ({stats.retention_passed} of {reviews} "
+            f"review{'' if reviews == 1 else 's'})"
+        )
     return [
         ("Reviews today", str(stats.reviews_today)),
         ("True retention (30 days)", retention),

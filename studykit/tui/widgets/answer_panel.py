@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -11,9 +14,10 @@ from textual.worker import Worker, WorkerState
 
 from studykit.mathtext import latex_to_unicode
 from studykit.model import COMPUTED_KINDS, Card, Note
-from studykit.quiz import Grade, Variant, draw_variant, grade, new_seed
+from studykit.quiz import Grade, Variant, grade
 from studykit.session import Rating
 from studykit.tui.cardtext import cited_markdown
+from studykit.tui.guard import LoudWorkers
 
 GRADE_WORKER = "grade-answer"
 
@@ -23,8 +27,17 @@ def proposed_rating(result: Grade) -> Rating:
     return Rating.Good if result.correct else Rating.Again
 
 
-class AnswerPanel(Vertical):
+class AnswerPanel(LoudWorkers, Vertical):
     """Shown for numeric and symbolic cards; hidden for the others."""
+
+    # Printable keys type into the box, so the screen's keys work after escape leaves it.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "leave", "Leave answer box"),
+    ]
+    worker_titles: ClassVar[dict[str, str]] = {GRADE_WORKER: "Could not check your answer"}
+
+    class Left(Message):
+        """The student left the answer box with escape (the screen's keys work again)."""
 
     class Graded(Message):
         """The typed answer was read and graded; `proposal` is the suggested rating."""
@@ -50,12 +63,10 @@ class AnswerPanel(Vertical):
         """The seed of the variant shown (stored with the review)."""
         return self.variant.seed if self.variant is not None else None
 
-    def start(self, card: Card, seed: int | None = None) -> Variant | None:
-        """Draw a variant for a computed card (None and hidden for other kinds)."""
-        computed = card.kind in COMPUTED_KINDS
-        self.variant = (
-            draw_variant(card, new_seed() if seed is None else seed) if computed else None
-        )
+    def start(self, card: Card, variant: Variant | None) -> None:
+        """Show the box for a computed card's `variant` (hidden for other kinds)."""
+        computed = card.kind in COMPUTED_KINDS and variant is not None
+        self.variant = variant if computed else None
         self.result = None
         self.set_class(computed, "-computed")
         self.set_class(False, "-solved")
@@ -66,10 +77,8 @@ class AnswerPanel(Vertical):
             hint = "a number" if card.kind == "numeric" else "an expression"
             box.placeholder = f"Type {hint}; enter submits"
         self._say("")
-        return self.variant
 
     def front_markdown(self, note: Note | None = None) -> str:
-        """The front with the drawn values filled in and citations rendered from `note`."""
         assert self.variant is not None
         return cited_markdown(self.variant.front(), note)
 
@@ -80,6 +89,21 @@ class AnswerPanel(Vertical):
 
     def focus_input(self) -> None:
         self.query_one("#answer-input", Input).focus()
+
+    @property
+    def typing(self) -> bool:
+        """True while the answer box has focus (printable keys go into it)."""
+        boxes = self.query("#answer-input").results(Input)
+        box = next(boxes, None)
+        return box is not None and box.has_focus
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave":
+            return self.typing
+        return True
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left())
 
     def _say(self, message: str) -> None:
         note = self.query_one("#answer-message", Static)
@@ -95,19 +119,28 @@ class AnswerPanel(Vertical):
         self._say("Checking…")
         self.grade_answer(self.variant, event.value)
 
+    class Checked(Message):
+        """The grading worker's verdict on a typed answer for `variant`."""
+
+        def __init__(self, variant: Variant, result: Grade) -> None:
+            super().__init__()
+            self.variant = variant
+            self.result = result
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="grade", name=GRADE_WORKER)
-    def grade_answer(self, variant: Variant, text: str) -> tuple[Variant, Grade]:
-        """Grade off the UI thread: sympy may take a moment on a symbolic answer."""
-        return variant, grade(variant, text)
+    def grade_answer(self, variant: Variant, text: str) -> None:
+        """Grade off the UI thread (sympy may take a moment); the verdict comes as Checked."""
+        self.post_message(self.Checked(variant, grade(variant, text)))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != GRADE_WORKER or event.state != WorkerState.SUCCESS:
-            return
-        outcome = event.worker.result
-        if not isinstance(outcome, tuple):
-            return
-        variant, result = outcome
-        if variant is not self.variant or self.result is not None:
+        if event.worker.name == GRADE_WORKER and event.state == WorkerState.ERROR:
+            # LoudWorkers shows the error; the box must not stay on "Checking…"
+            self._say("Could not check this answer; reveal it with space after escape.")
+
+    def on_answer_panel_checked(self, message: Checked) -> None:
+        message.stop()
+        result = message.result
+        if message.variant is not self.variant or self.result is not None:
             return  # a grade for a card that is no longer shown
         if result.correct is None:
             self._say(result.message)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -12,13 +14,20 @@ from studykit.experiments.base import ExperimentError, TorchMissing
 from studykit.quiz.measured import Measured, measurable, measure
 from studykit.quiz.variants import Variant
 from studykit.session import StudySession
+from studykit.tui.guard import LoudWorkers
 
 MEASURE_WORKER = "measure-experiment"
 MEASURE_GROUP = "measure"
 
 
-class MeasuredValue(Vertical):
+class MeasuredValue(LoudWorkers, Vertical):
     """Hidden until a revealed card links an experiment answer; then a progress bar, the value."""
+
+    worker_titles: ClassVar[dict[str, str]] = {MEASURE_WORKER: "Could not measure the value"}
+
+    def shown_inline(self, error: BaseException) -> bool:
+        """Experiment errors are said beside the value; without torch nothing is shown."""
+        return isinstance(error, ExperimentError | TorchMissing)
 
     def __init__(self, session: StudySession, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -92,7 +101,7 @@ class MeasuredValue(Vertical):
         elif event.state == WorkerState.ERROR:
             error = event.worker.error
             if isinstance(error, TorchMissing) or not isinstance(error, ExperimentError):
-                self.set_classes("")  # nothing extra without torch; no traceback either
+                self.set_classes("")  # nothing extra without torch; others: LoudWorkers' dialog
                 return
             text.update(f"not measured: {error}")
             self.set_classes("-shown")
