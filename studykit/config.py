@@ -19,10 +19,12 @@ import platformdirs
 
 import studykit
 from studykit.errors import StudykitError
+from studykit.experiments.budget import Budget, parse_budget
 
 ENV_ROOT = "STUDYKIT_ROOT"
 ENV_DATA_DIR = "STUDYKIT_DATA_DIR"
 CONFIG_FILENAME = "config.toml"
+BUDGET_KEY = "experiment_budget"
 DATABASE_FILENAME = "studykit.sqlite3"
 APP_NAME = "studykit"
 
@@ -47,6 +49,7 @@ class Settings:
     rollover_hour: int = 4
     leech_lapses: int = 8
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
+    experiment_budget: Budget = field(default_factory=Budget)  # memory and time per run
 
     @property
     def database_path(self) -> Path:
@@ -116,8 +119,9 @@ def _check_root(root: Path, source: str) -> Path:
 def _check_value(path: Path, key: str, value: object) -> float:
     rule = _RULES.get(key)
     if rule is None:
-        close = difflib.get_close_matches(key, list(_RULES), n=1)
-        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(_RULES)}"
+        known = [*_RULES, BUDGET_KEY]
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(known)}"
         raise ConfigError(f"{path}: unknown key `{key}`; {hint}")
     # bool is an int in Python, but `true` is never a count or a retention.
     if (
@@ -130,8 +134,18 @@ def _check_value(path: Path, key: str, value: object) -> float:
     return float(value)
 
 
-def _read_overrides(path: Path) -> dict[str, float]:
-    """The checked key/value pairs of config.toml; empty when the file is absent."""
+def _check_budget(path: Path, value: object) -> Budget:
+    """`experiment_budget = "4GiB,120s"`: the same form as `--budget`."""
+    if not isinstance(value, str):
+        raise ConfigError(f'{path}: `{BUDGET_KEY}` must be a string like "4GiB,120s"')
+    try:
+        return parse_budget(value)
+    except StudykitError as error:
+        raise ConfigError(f"{path}: `{BUDGET_KEY}`: {error}") from error
+
+
+def _read_table(path: Path) -> dict[str, object]:
+    """config.toml as a table; empty when the file is absent."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -142,7 +156,14 @@ def _read_overrides(path: Path) -> dict[str, float]:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
-    return {key: _check_value(path, key, value) for key, value in table.items()}
+    return table
+
+
+def _read_overrides(table: Mapping[str, object], path: Path) -> dict[str, float]:
+    """The checked numeric key/value pairs of config.toml."""
+    return {
+        key: _check_value(path, key, value) for key, value in table.items() if key != BUDGET_KEY
+    }
 
 
 def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) -> Settings:
@@ -166,7 +187,9 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         raise ConfigError(f"the data folder {data_path} is a file, not a folder")
 
     defaults = Settings(root=root_path, data_dir=data_path)
-    given = _read_overrides(defaults.config_path)
+    table = _read_table(defaults.config_path)
+    given = _read_overrides(table, defaults.config_path)
+    budget = table.get(BUDGET_KEY)
     return replace(
         defaults,
         desired_retention=given.get("desired_retention", defaults.desired_retention),
@@ -174,4 +197,7 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         reviews_per_day=int(given.get("reviews_per_day", defaults.reviews_per_day)),
         rollover_hour=int(given.get("rollover_hour", defaults.rollover_hour)),
         leech_lapses=int(given.get("leech_lapses", defaults.leech_lapses)),
+        experiment_budget=defaults.experiment_budget
+        if budget is None
+        else _check_budget(defaults.config_path, budget),
     )
