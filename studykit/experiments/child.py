@@ -23,7 +23,14 @@ from studykit.experiments.protocol import CANCEL, MAX_LINE, Request, error_messa
 EXIT_ERROR: Final = 1
 EXIT_ORPHANED: Final = 3
 EXIT_TIME: Final = 4
-_MEMORY_WORDS: Final = ("allocate memory", "bad_alloc", "out of memory", "can't start new thread")
+# How running out of address space shows up: torch's allocator, C++, CUDA, threads, dlopen.
+_MEMORY_WORDS: Final = (
+    "allocate memory",
+    "bad_alloc",
+    "out of memory",
+    "can't start new thread",
+    "failed to map segment",
+)
 
 
 class Channel:
@@ -74,12 +81,6 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
     torch = load_torch()
     run = resolve(request.target)
     device = resolve_device(request.device, torch)
-    if device == "cpu":
-        limit = fences.limit_memory(request.budget_bytes, torch)
-        where = f"{describe_bytes(request.budget_bytes)} (address space {describe_bytes(limit)})"
-    else:
-        fences.cap_gpu_memory(request.budget_bytes, torch)
-        where = f"{describe_bytes(request.budget_bytes)} of GPU memory"
 
     def out_of_time() -> None:
         message = (
@@ -89,7 +90,13 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
         channel.send(error_message(LimitExceeded(message)))
         os._exit(EXIT_TIME)
 
-    fences.start_wall_clock(request.budget_seconds, out_of_time)
+    fences.start_wall_clock(request.budget_seconds, out_of_time)  # a thread: before the limit
+    if device == "cpu":
+        limit = fences.limit_memory(request.budget_bytes, torch)
+        where = f"{describe_bytes(request.budget_bytes)} (address space {describe_bytes(limit)})"
+    else:
+        fences.cap_gpu_memory(request.budget_bytes, torch)
+        where = f"{describe_bytes(request.budget_bytes)} of GPU memory"
     try:
         result = execute(
             request.name,
@@ -100,7 +107,7 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
             progress=lambda fraction, text: channel.send({"progress": [fraction, text]}),
             cancelled=cancel.is_set,
         )
-    except (ExperimentFailed, MemoryError) as error:
+    except Exception as error:
         if not _memory_error(error):
             raise
         raise LimitExceeded(
@@ -110,12 +117,22 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
     return result.to_json()
 
 
+def _preload() -> None:
+    """Import torch and the runner before the request comes, so a spare child is ready."""
+    try:
+        importlib.import_module("torch")
+        importlib.import_module("studykit.experiments.runner")
+    except ImportError:
+        pass  # `serve` reports it, once there is someone to tell
+
+
 def main(argv: list[str]) -> int:
     """Serve one request; the exit status is 0 after a result, non-zero after an error."""
     fences.die_with_parent(int(argv[1]))
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when this run ends
     channel = Channel(os.dup(1))
     os.dup2(2, 1)  # stray prints from torch or a run go to stderr, not into the protocol
+    _preload()
     line = sys.stdin.buffer.readline(MAX_LINE)
     if not line:
         return EXIT_ORPHANED

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -51,6 +53,46 @@ def spawn() -> subprocess.Popen[bytes]:
     )
 
 
+_spare_lock = threading.Lock()
+_spare: list[subprocess.Popen[bytes]] = []
+
+
+def prewarm() -> None:
+    """Start a spare child now (it imports torch and waits), so the next run starts at once.
+
+    Call it from the main thread: Linux ends a child when the thread that started it exits.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("prewarm() must be called from the main thread")
+    with _spare_lock:
+        if _spare and _spare[0].poll() is None:
+            return
+        _drop_spare()
+        _spare.append(spawn())
+
+
+def discard_spare() -> None:
+    """End and reap the spare child, if there is one (also run at exit)."""
+    with _spare_lock:
+        _drop_spare()
+
+
+def _drop_spare() -> None:
+    while _spare:
+        stop(_spare.pop())
+
+
+def _take_spare_or_spawn() -> subprocess.Popen[bytes]:
+    with _spare_lock:
+        if _spare and _spare[0].poll() is None:
+            return _spare.pop()
+        _drop_spare()
+    return spawn()
+
+
+atexit.register(discard_spare)
+
+
 def stop(child: subprocess.Popen[bytes]) -> None:
     """Terminate, then kill if need be, and reap; close the pipes. Safe to call twice."""
     if child.poll() is None:
@@ -71,8 +113,8 @@ def run_child(
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
 ) -> dict[str, Any]:
-    """Run `request` in a new child; its Result as JSON, or the error it reported."""
-    child = spawn()
+    """Run `request` in the spare child or a new one; its Result as JSON, or its error."""
+    child = _take_spare_or_spawn()
     try:
         return _Relay(child, replace(request, sys_path=list(sys.path)), progress, cancelled).run()
     finally:

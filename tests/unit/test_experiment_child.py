@@ -210,3 +210,42 @@ def test_a_child_whose_parent_is_killed_exits() -> None:
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_a_spare_child_takes_the_next_run_and_is_reaped_at_discard() -> None:
+    process.prewarm()
+    [spare] = run_children()
+    watch = Watch()
+    run_experiment("test-slow", {"seconds": 0.1}, device="cpu", progress=watch.progress)
+    assert watch.pid == spare  # the run went to the spare
+    wait_until_gone(spare, 0.1)
+    process.prewarm()
+    [second] = run_children()
+    process.prewarm()  # one spare at most
+    assert run_children() == [second]
+    process.discard_spare()
+    wait_until_gone(second, 0.1)
+
+
+@pytest.mark.parametrize("threads", ["2", "16"])
+def test_every_built_in_runs_tiny_under_a_small_budget(
+    threads: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The address-space limit is what torch maps + the budget + slack for torch's own use.
+    # With no budget at all, the slack alone must carry a tiny run (with none, they fail).
+    from benchmarks.rlimit_overhead import TINY
+
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    for name, params in TINY.items():
+        run_experiment(name, params, device="cpu", budget=Budget(bytes=0))
+
+
+def test_runs_never_import_torch_here() -> None:
+    code = (
+        "import sys\n"
+        "from studykit.experiments.runner import run_experiment\n"
+        "run_experiment('positional-encoding', {'positions': 4, 'd_model': 2}, device='cpu')\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
