@@ -102,7 +102,8 @@ def registered(*experiments: Experiment) -> Iterator[None]:
 
 
 def run_children(parent: int | None = None) -> list[int]:
-    """PIDs of live experiment child processes whose parent is `parent` (default: us)."""
+    """PIDs of experiment child processes whose parent is `parent` (default: us), zombies
+    included: a child nobody reaped is still left behind."""
     parent = os.getpid() if parent is None else parent
     found = []
     for entry in Path("/proc").iterdir():
@@ -114,7 +115,7 @@ def run_children(parent: int | None = None) -> list[int]:
         except OSError:
             continue  # it ended while we looked
         fields = re.sub(r"^.*\) ", "", stat).split()
-        if int(fields[1]) == parent and CHILD_MODULE in cmdline and fields[0] != "Z":
+        if int(fields[1]) == parent and (CHILD_MODULE in cmdline or fields[0] == "Z"):
             found.append(int(entry.name))
     return found
 

@@ -202,7 +202,12 @@ def test_a_child_whose_parent_is_killed_exits() -> None:
     try:
         assert parent.stdout is not None
         assert parent.stdout.readline() == "up\n"
-        [child] = run_children(parent.pid)
+        children = run_children(parent.pid)
+        assert len(children) == 1, (
+            children,
+            os.popen(f"ps -o pid,ppid,stat,args --ppid {parent.pid}").read(),
+        )
+        [child] = children
         parent.kill()
         parent.wait()
         took = wait_until_gone(child, 1.0, reaped=False)  # init reaps it in its own time
