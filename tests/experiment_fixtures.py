@@ -102,8 +102,11 @@ def registered(*experiments: Experiment) -> Iterator[None]:
 
 
 def run_children(parent: int | None = None) -> list[int]:
-    """PIDs of experiment child processes whose parent is `parent` (default: us), zombies
-    included: a child nobody reaped is still left behind."""
+    """PIDs of experiment child processes whose parent is `parent` (default: us).
+
+    An exiting child or a zombie has an empty command line (its memory is gone) but still
+    counts: nobody reaped it yet.
+    """
     parent = os.getpid() if parent is None else parent
     found = []
     for entry in Path("/proc").iterdir():
@@ -115,7 +118,7 @@ def run_children(parent: int | None = None) -> list[int]:
         except OSError:
             continue  # it ended while we looked
         fields = re.sub(r"^.*\) ", "", stat).split()
-        if int(fields[1]) == parent and (CHILD_MODULE in cmdline or fields[0] == "Z"):
+        if int(fields[1]) == parent and (CHILD_MODULE in cmdline or not cmdline.strip()):
             found.append(int(entry.name))
     return found
 

@@ -116,7 +116,7 @@ def run(
             limits = parse_budget(budget, base=limits)
         result = run_experiment(found, params, device=device, seed=seed, budget=limits)
     except DeviceUnavailable as error:
-        fail(f"--device {device}: {error}; use --device cpu (or auto)", EXIT_USAGE)
+        fail(f"--device {device}: {error} (--device cpu)", EXIT_USAGE)
     except (ParamError, UnknownExperiment, OverBudget) as error:
         fail(str(error), EXIT_USAGE)
     except ExperimentError as error:
