@@ -65,8 +65,11 @@ def run_experiment(
     cancelled: CancelFn | None = None,
     budget: Budget | None = None,
 ) -> Result:
-    """Run in a child process within `budget` (OverBudget before it starts if the estimate
-    does not fit); Cancelled soon after `cancelled()` turns true; the child never outlives it."""
+    """Run in a child process within `budget` (default 2 GiB, 60 s); OverBudget before it starts.
+
+    Cancelled within about a second of `cancelled()` turning true; the child never outlives
+    the call (cancel, error, KeyboardInterrupt: it is terminated, killed if need be, reaped).
+    """
     from studykit.experiments.process import run_child
     from studykit.experiments.protocol import Request, target_of
 
