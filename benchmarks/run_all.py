@@ -16,6 +16,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_child
 import bench_experiments
 import bench_export
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
@@ -149,6 +150,8 @@ def main() -> None:
     bench_export.main()
     print()
     bench_experiments.main()
+    print()
+    bench_child.main()
 
 
 if __name__ == "__main__":

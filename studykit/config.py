@@ -19,10 +19,12 @@ import platformdirs
 
 import studykit
 from studykit.errors import StudykitError
+from studykit.experiments.budget import Budget, parse_budget
 
 ENV_ROOT = "STUDYKIT_ROOT"
 ENV_DATA_DIR = "STUDYKIT_DATA_DIR"
 CONFIG_FILENAME = "config.toml"
+BUDGET_KEY = "experiment_budget"
 DATABASE_FILENAME = "studykit.sqlite3"
 APP_NAME = "studykit"
 
@@ -48,6 +50,7 @@ class Settings:
     leech_lapses: int = 8
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
     quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)
+    experiment_budget: Budget = field(default_factory=Budget)  # memory and time per run
 
     @property
     def database_path(self) -> Path:
@@ -125,7 +128,7 @@ def _check_value(path: Path, key: str, value: object) -> float:
         return float(value)
     rule = _RULES.get(key)
     if rule is None:
-        known = [*_RULES, *_SWITCHES]
+        known = [*_RULES, *_SWITCHES, BUDGET_KEY]
         close = difflib.get_close_matches(key, known, n=1)
         hint = f"did you mean `{close[0]}`?" if close else f"known keys: {', '.join(known)}"
         raise ConfigError(f"{path}: unknown key `{key}`; {hint}")
@@ -140,8 +143,18 @@ def _check_value(path: Path, key: str, value: object) -> float:
     return float(value)
 
 
-def _read_overrides(path: Path) -> dict[str, float]:
-    """The checked key/value pairs of config.toml; empty when the file is absent."""
+def _check_budget(path: Path, value: object) -> Budget:
+    """`experiment_budget = "4GiB,120s"`: the same form as `--budget`."""
+    if not isinstance(value, str):
+        raise ConfigError(f'{path}: `{BUDGET_KEY}` must be a string like "4GiB,120s"')
+    try:
+        return parse_budget(value)
+    except StudykitError as error:
+        raise ConfigError(f"{path}: `{BUDGET_KEY}`: {error}") from error
+
+
+def _read_table(path: Path) -> dict[str, object]:
+    """config.toml as a table; empty when the file is absent."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -152,7 +165,14 @@ def _read_overrides(path: Path) -> dict[str, float]:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
-    return {key: _check_value(path, key, value) for key, value in table.items()}
+    return table
+
+
+def _read_overrides(table: Mapping[str, object], path: Path) -> dict[str, float]:
+    """The checked numeric key/value pairs of config.toml."""
+    return {
+        key: _check_value(path, key, value) for key, value in table.items() if key != BUDGET_KEY
+    }
 
 
 def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) -> Settings:
@@ -176,7 +196,9 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         raise ConfigError(f"the data folder {data_path} is a file, not a folder")
 
     defaults = Settings(root=root_path, data_dir=data_path)
-    given = _read_overrides(defaults.config_path)
+    table = _read_table(defaults.config_path)
+    given = _read_overrides(table, defaults.config_path)
+    budget = table.get(BUDGET_KEY)
     return replace(
         defaults,
         desired_retention=given.get("desired_retention", defaults.desired_retention),
@@ -185,4 +207,7 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         rollover_hour=int(given.get("rollover_hour", defaults.rollover_hour)),
         leech_lapses=int(given.get("leech_lapses", defaults.leech_lapses)),
         quiz_counts=bool(given.get("quiz_counts", defaults.quiz_counts)),
+        experiment_budget=defaults.experiment_budget
+        if budget is None
+        else _check_budget(defaults.config_path, budget),
     )

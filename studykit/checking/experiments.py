@@ -114,6 +114,7 @@ class _Checker:
 
     def check(self, link: Link) -> None:
         from studykit.experiments import registry
+        from studykit.experiments.budget import Budget, OverBudget, check_budget
         from studykit.experiments.cards import resolved_params
         from studykit.experiments.closed_forms import applicable, compare, expression
         from studykit.experiments.params import validate
@@ -129,6 +130,11 @@ class _Checker:
 
             if check_link(link.ref) is None:  # literal values are already checked there
                 self.problem(link, link.ref.name, f"{error} ({link.holder})")
+            return
+        try:  # the default budget: what a student's reveal of this card gets unless raised
+            check_budget(experiment, params, Budget())
+        except OverBudget as error:
+            self.problem(link, experiment.name, f"{error} ({link.holder})")
             return
         if not forms:
             self.without += 1

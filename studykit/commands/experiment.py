@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail
+from studykit.commands.support import EXIT_INTERRUPTED, EXIT_PROBLEM, EXIT_USAGE, fail
 
 if TYPE_CHECKING:
     from studykit.experiments.base import Experiment, Result
@@ -71,27 +71,58 @@ def list_experiments(as_json: bool) -> None:
     show_default=True,
     help="auto: cuda when available.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed, 0 to 2**64-1.")
+@click.option(
+    "--budget",
+    metavar="SPEC",
+    help="Memory and/or time for this run, e.g. 8GiB or 8GiB,300s "
+    "(default 2GiB,60s, or experiment_budget in config.toml).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
-def run(name: str, assignments: tuple[str, ...], device: str, seed: int, as_json: bool) -> None:
-    """Run experiment NAME and show its answers, table, plot and explanation."""
+@click.pass_context
+def run(
+    ctx: click.Context,
+    name: str,
+    assignments: tuple[str, ...],
+    device: str,
+    seed: int,
+    budget: str | None,
+    as_json: bool,
+) -> None:
+    """Run experiment NAME in its own process and show its answers, table, plot and explanation.
+
+    A run whose estimate does not fit the budget is refused before it starts (exit 2).
+    """
+    from studykit.commands.support import settings_from
     from studykit.experiments.base import (
         DeviceUnavailable,
         ExperimentError,
         ParamError,
         UnknownExperiment,
     )
-    from studykit.experiments.params import parse_assignments
+    from studykit.experiments.budget import OverBudget, parse_budget
+    from studykit.experiments.params import check_seed, parse_assignments
     from studykit.experiments.runner import prepare, run_experiment
 
     try:
+        check_seed(seed)
+    except ParamError as error:
+        fail(f"--{error}", EXIT_USAGE)
+    try:
         params = parse_assignments(assignments)
         found, _ = prepare(name, params, device)
-        result = run_experiment(found, params, device=device, seed=seed)
-    except (ParamError, UnknownExperiment, DeviceUnavailable) as error:
+        limits = settings_from(ctx).experiment_budget
+        if budget is not None:
+            limits = parse_budget(budget, base=limits)
+        result = run_experiment(found, params, device=device, seed=seed, budget=limits)
+    except DeviceUnavailable as error:
+        fail(f"--device {device}: {error} (--device cpu)", EXIT_USAGE)
+    except (ParamError, UnknownExperiment, OverBudget) as error:
         fail(str(error), EXIT_USAGE)
     except ExperimentError as error:
         fail(str(error), EXIT_PROBLEM)
+    except KeyboardInterrupt:
+        fail(f"interrupted; the run of {name} was stopped", EXIT_INTERRUPTED)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_PROBLEM = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 
 
 @dataclass(frozen=True)

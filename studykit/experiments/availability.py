@@ -7,7 +7,8 @@ import sys
 from functools import cache
 from typing import Final
 
-from studykit.experiments.device import torch_version
+from studykit.experiments.base import DeviceUnavailable
+from studykit.experiments.device import check_device_name, torch_version
 
 _PROBE: Final = (
     "import torch\n"
@@ -44,3 +45,16 @@ def cuda_status() -> str | None:
     if answer.startswith("no-gpu"):
         return f"torch is built for CUDA {answer.split()[-1]}, but no GPU is visible"
     return f"could not ask torch about CUDA (exit {done.returncode})"
+
+
+def device_without_torch(requested: str) -> str:
+    """`cpu` or `cuda` for a requested device, as the child will resolve it; torch stays out."""
+    check_device_name(requested)
+    if requested == "cpu":
+        return "cpu"
+    reason = cuda_status()
+    if reason is None:
+        return "cuda"
+    if requested == "auto":
+        return "cpu"
+    raise DeviceUnavailable(f"CUDA is not available: {reason}")

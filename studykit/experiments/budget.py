@@ -2,19 +2,39 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import re
+from dataclasses import dataclass, replace
 from typing import Final
 
-from studykit.experiments.base import Cost, Experiment, ExperimentError, Params
+from studykit.experiments.base import (
+    Cost,
+    Experiment,
+    ExperimentError,
+    ExperimentFailed,
+    ParamError,
+    Params,
+)
 
 GIB: Final = 1 << 30
 MIB: Final = 1 << 20
 DEFAULT_BYTES: Final = 2 * GIB
 DEFAULT_SECONDS: Final = 60.0
+MIN_BYTES: Final = 64 * MIB
+MIN_SECONDS: Final = 1.0
+MAX_SECONDS: Final = 24 * 3600.0
+RAISE_HINT: Final = "raise the budget (--budget, or experiment_budget in config.toml)"
+_UNITS: Final = {"mib": MIB, "gib": GIB, "tib": GIB << 10}
+_SECONDS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
+_PART: Final = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 
 
 class OverBudget(ExperimentError):
     """A run whose estimate exceeds the budget; refused before it starts."""
+
+
+class LimitExceeded(ExperimentFailed):
+    """A run stopped because it hit its memory or time limit."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +75,7 @@ def over_budget(experiment: Experiment, cost: Cost, budget: Budget) -> str | Non
     lower = ", ".join(f"`{name}`" for name in cost.drivers) or "its parameters"
     return (
         f"{experiment.name} would need {describe_cost(cost)}, over the budget "
-        f"({'; '.join(over)}); lower {lower}, or raise the budget with --budget"
+        f"({'; '.join(over)}); lower {lower}, or {RAISE_HINT}"
     )
 
 
@@ -67,3 +87,55 @@ def check_budget(experiment: Experiment, params: Params, budget: Budget) -> Cost
         if reason is not None:
             raise OverBudget(reason)
     return cost
+
+
+def machine_bytes() -> int:
+    """This machine's physical memory: the most any budget may ask for."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
+    """`8GiB`, `300s` or `8GiB,300s` over `base`; ParamError saying what is accepted."""
+    budget = base or Budget()
+    seen: set[str] = set()
+    for part in spec.lower().replace(" ", "").split(","):
+        match = _PART.fullmatch(part)
+        unit = match.group(2) if match else ""
+        if match is None or (unit not in _UNITS and unit not in _SECONDS):
+            raise ParamError(
+                f"budget {spec!r}: each part must be a size like 512MiB or 8GiB, or a time "
+                "like 90s, 5min or 1h (comma between them, e.g. 8GiB,300s)"
+            )
+        what = "memory" if unit in _UNITS else "time"
+        if what in seen:
+            raise ParamError(f"budget {spec!r} gives the {what} twice")
+        seen.add(what)
+        number = float(match.group(1))
+        if what == "memory":
+            budget = replace(budget, bytes=_checked_bytes(spec, number * _UNITS[unit]))
+        else:
+            budget = replace(budget, seconds=_checked_seconds(spec, number * _SECONDS[unit]))
+    return budget
+
+
+def _checked_bytes(spec: str, value: float) -> int:
+    most = machine_bytes()
+    if not MIN_BYTES <= value <= most:
+        raise ParamError(
+            f"budget {spec!r}: memory must be from {describe_bytes(MIN_BYTES)} to this "
+            f"machine's {describe_bytes(most)}"
+        )
+    return int(value)
+
+
+def _checked_seconds(spec: str, value: float) -> float:
+    if not MIN_SECONDS <= value <= MAX_SECONDS:
+        raise ParamError(
+            f"budget {spec!r}: time must be from {MIN_SECONDS:.0f} s to {MAX_SECONDS / 3600:.0f} h"
+        )
+    return value
+
+
+def describe_budget(budget: Budget) -> str:
+    """`2.0 GiB, 60 s`."""
+    return f"{describe_bytes(budget.bytes)}, {budget.seconds:.0f} s"

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from studykit.experiments.availability import device_without_torch
 from studykit.experiments.base import DEFAULT_SEED, CancelFn, Experiment, ProgressFn, Result
-from studykit.experiments.device import resolve_device, torch_version
+from studykit.experiments.budget import Budget
+from studykit.experiments.device import torch_version
 from studykit.experiments.runner import prepare, run_experiment
 
 
@@ -33,7 +35,7 @@ def lookup(
 ) -> Result | None:
     """The cached result for these inputs (parameters checked first), or None."""
     found, values = prepare(experiment, params, device)
-    chosen = device if device == "cpu" else resolve_device(device)
+    chosen = device_without_torch(device)
     stored = cache.cached_experiment(
         name=found.name,
         params=dict(values),
@@ -54,13 +56,20 @@ def run_cached(
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
     runner: Runner = run_experiment,
+    budget: Budget | None = None,
 ) -> Result:
-    """A cached result when there is one; otherwise run, store and return it."""
+    """A cached result when there is one; otherwise run (within `budget`), store and return it."""
     hit = lookup(cache, experiment, params, device=device, seed=seed)
     if hit is not None:
         return hit
     result: Result = runner(
-        experiment, params, device=device, seed=seed, progress=progress, cancelled=cancelled
+        experiment,
+        params,
+        device=device,
+        seed=seed,
+        progress=progress,
+        cancelled=cancelled,
+        budget=budget,
     )
     cache.store_experiment(result.to_json())
     return result

@@ -50,17 +50,17 @@ def resolve_device(requested: str, torch: ModuleType | None = None) -> str:
 
 
 def cuda_unavailable_reason(torch: ModuleType) -> str:
-    """Why CUDA cannot be used: a CPU-only build of torch, or no GPU visible."""
+    """Why CUDA cannot be used (a CPU-only build, or no GPU visible), without command-line flags."""
     version = str(torch.__version__)
     if getattr(torch.version, "cuda", None) is None:
         return (
-            f"--device cuda: this torch ({version}) is a CPU-only build, so it cannot use a GPU; "
-            "install a CUDA build of torch, or use --device cpu (or auto)"
+            f"CUDA is not available: this torch ({version}) is a CPU-only build, so it cannot "
+            "use a GPU; install a CUDA build of torch, or run on the CPU"
         )
     return (
-        f"--device cuda: torch {version} was built for CUDA {torch.version.cuda}, but no GPU is "
-        "visible (torch.cuda.is_available() is False: no GPU, no driver, or "
-        "CUDA_VISIBLE_DEVICES hides it); use --device cpu (or auto)"
+        f"CUDA is not available: torch {version} was built for CUDA {torch.version.cuda}, but "
+        "no GPU is visible (torch.cuda.is_available() is False: no GPU, no driver, or "
+        "CUDA_VISIBLE_DEVICES hides it); run on the CPU"
     )
 
 

@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from studykit.experiments.base import Experiment, Param, ParamError, Params, Value
 
 _TRUE = {"true", "yes", "on", "1"}
+SEED_MAX = 2**64 - 1
+INT_MAX = 2**63 - 1  # what torch and numpy hold in an int64
 _FALSE = {"false", "no", "off", "0"}
 
 
@@ -51,6 +53,8 @@ def convert(param: Param, value: object, *, given_as: str | None = None) -> Valu
             if not value.is_integer():
                 raise _bad(param, name, value)
             value = int(value)
+        if abs(value) > INT_MAX:
+            raise _overflow(param, name, value)
     else:
         value = float(value)
         if not math.isfinite(value):
@@ -70,12 +74,50 @@ def _parse(param: Param, text: str, name: str) -> object:
     if param.kind == "choice":
         return text
     try:
-        return int(text) if param.kind == "int" else float(text)
+        return int(text) if param.kind == "int" else _finite(param, name, text)
     except ValueError:
-        try:
-            return float(text)
-        except ValueError:
-            raise _bad(param, name, text) from None
+        pass
+    try:
+        return _finite(param, name, text)
+    except ValueError:
+        raise _bad(param, name, text) from None
+
+
+def _finite(param: Param, name: str, text: str) -> float:
+    """`float(text)`, but a finite text that overflows to infinity is an error naming it."""
+    value = float(text)
+    if math.isinf(value) and "inf" not in text.lower():
+        raise _overflow(param, name, text)
+    return value
+
+
+def _overflow(param: Param, name: str, value: object) -> ParamError:
+    alias = f" (`{name}` is `{param.name}`)" if name != param.name else ""
+    return ParamError(
+        f"parameter `{param.name}`{alias}: {_short(value)} is too large to hold (it overflows); "
+        f"it must be {param.describe_range()}"
+    )
+
+
+def check_seed(seed: object) -> int:
+    """The seed if it is an integer from 0 to 2**64 - 1, else ParamError naming `seed`."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= SEED_MAX:
+        raise ParamError(
+            f"seed must be an integer from 0 to 2**64 - 1 ({SEED_MAX}); got {_short(seed)}"
+        )
+    return seed
+
+
+def _short(value: object) -> str:
+    """A value for an error line; a huge integer by its number of digits."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= 40:
+        return text
+    return (
+        f"a {len(text)}-digit number"
+        if isinstance(value, int)
+        else f"{text[:24]}… ({len(text)} characters)"
+    )
 
 
 def _check_range(param: Param, name: str, value: float) -> None:

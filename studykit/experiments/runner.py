@@ -1,8 +1,10 @@
-"""Running one experiment: validate, pick the device, seed, time, wrap failures."""
+"""Running one experiment: validate, check the budget, then run it in a child process."""
 
 from __future__ import annotations
 
+import importlib.util
 import time
+import warnings
 from collections.abc import Mapping
 
 from studykit.experiments import registry
@@ -17,7 +19,10 @@ from studykit.experiments.base import (
     ProgressFn,
     Result,
     RunContext,
+    RunFn,
+    TorchMissing,
 )
+from studykit.experiments.budget import Budget, check_budget
 from studykit.experiments.device import (
     check_device_name,
     load_torch,
@@ -25,7 +30,7 @@ from studykit.experiments.device import (
     resolve_device,
     torch_version,
 )
-from studykit.experiments.params import validate
+from studykit.experiments.params import check_seed, validate
 
 
 def lookup(experiment: Experiment | str) -> Experiment:
@@ -42,6 +47,14 @@ def prepare(
     return found, validate(found, params)
 
 
+def torch_installed() -> bool:
+    """Whether `import torch` can work, found without importing it."""
+    try:
+        return importlib.util.find_spec("torch") is not None
+    except ImportError:
+        return False
+
+
 def run_experiment(
     experiment: Experiment | str,
     params: Mapping[str, object] | None = None,
@@ -50,9 +63,78 @@ def run_experiment(
     seed: int = DEFAULT_SEED,
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
+    budget: Budget | None = None,
 ) -> Result:
-    """Run with validated parameters on the resolved device; Cancelled if the check trips."""
+    """Run in a child process within `budget` (default 2 GiB, 60 s); OverBudget before it starts.
+
+    Cancelled within about a second of `cancelled()` turning true; the child never outlives
+    the call (cancel, error, KeyboardInterrupt: it is terminated, killed if need be, reaped).
+    """
+    from studykit.experiments.process import run_child
+    from studykit.experiments.protocol import Request, target_of
+
     found, values = prepare(experiment, params or {}, device)
+    check_seed(seed)
+    limits = budget or Budget()
+    check_budget(found, values, limits)
+    if not torch_installed():
+        raise TorchMissing()
+    if cancelled is not None and cancelled():
+        raise Cancelled("the experiment was cancelled")
+    target = target_of(found)
+    if target is None:
+        warnings.warn(
+            f"{found.name}: its run function is not importable by module path (defined in "
+            "__main__ or inside a function), so it runs in this process without the memory "
+            "and time limits",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return execute(
+            found.name, found.run, values, device=device, seed=seed, progress=progress,
+            cancelled=cancelled,
+        )  # fmt: skip
+    request = Request(
+        name=found.name,
+        target=target,
+        params=values,
+        device=device,
+        seed=seed,
+        budget_bytes=limits.bytes,
+        budget_seconds=limits.seconds,
+    )
+    return Result.from_json(run_child(request, progress=progress, cancelled=cancelled))
+
+
+def run_in_process(
+    experiment: Experiment | str,
+    params: Mapping[str, object] | None = None,
+    *,
+    device: str = "auto",
+    seed: int = DEFAULT_SEED,
+    progress: ProgressFn | None = None,
+    cancelled: CancelFn | None = None,
+) -> Result:
+    """Run here, in this process, with no limits (the child uses `execute`; benchmarks this)."""
+    found, values = prepare(experiment, params or {}, device)
+    check_seed(seed)
+    return execute(
+        found.name, found.run, values, device=device, seed=seed, progress=progress,
+        cancelled=cancelled,
+    )  # fmt: skip
+
+
+def execute(
+    name: str,
+    run: RunFn,
+    values: Params,
+    *,
+    device: str,
+    seed: int,
+    progress: ProgressFn | None = None,
+    cancelled: CancelFn | None = None,
+) -> Result:
+    """Run validated `values` on the resolved device; Cancelled if the check trips."""
     torch = load_torch()
     chosen = resolve_device(device, torch)
     torch.manual_seed(seed)
@@ -60,16 +142,16 @@ def run_experiment(
     started = time.perf_counter()
     context.check()
     try:
-        outcome = found.run(values, context)
+        outcome = run(values, context)
     except (Cancelled, ExperimentError):
         raise
     except (RuntimeError, ValueError, ArithmeticError, MemoryError) as error:
-        raise ExperimentFailed(f"{found.name} failed: {type(error).__name__}: {error}") from error
+        raise ExperimentFailed(f"{name} failed: {type(error).__name__}: {error}") from error
     elapsed = time.perf_counter() - started
     if progress is not None:
         progress(1.0, "done")
     return Result(
-        name=found.name,
+        name=name,
         params=values,
         seed=seed,
         device=chosen,

@@ -10,6 +10,7 @@ from studykit.quiz.variants import Variant
 
 if TYPE_CHECKING:
     from studykit.experiments.base import CancelFn, ProgressFn, Result
+    from studykit.experiments.budget import Budget
     from studykit.experiments.cache import ExperimentCache
 
 DEVICE = "cpu"
@@ -75,8 +76,9 @@ def measure(
     *,
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
+    budget: Budget | None = None,
 ) -> Measured | None:
-    """The cached answer, or run the experiment on cpu, cache it and return its answer.
+    """The cached answer, or run the experiment on cpu (within `budget`), cache and return it.
 
     Blocking: call it from a worker thread. Raises ExperimentError (TorchMissing, Cancelled, …).
     """
@@ -88,6 +90,12 @@ def measure(
         return None
     params = resolved_params(ref, variant.values)
     result = run_cached(
-        cache, ref.name, params, device=DEVICE, progress=progress, cancelled=cancelled
+        cache,
+        ref.name,
+        params,
+        device=DEVICE,
+        progress=progress,
+        cancelled=cancelled,
+        budget=budget,
     )
     return _from_result(variant, result)

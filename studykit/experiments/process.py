@@ -1,0 +1,256 @@
+"""The parent side of a run: start the child, relay its progress, cancel it, always reap it."""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import IO, Any, Final
+
+import studykit
+from studykit.experiments.base import CancelFn, Cancelled, ExperimentFailed, ProgressFn
+from studykit.experiments.budget import RAISE_HINT, LimitExceeded, describe_bytes
+from studykit.experiments.protocol import CANCEL, MAX_LINE, Request, error_from
+
+STARTUP_ALLOWANCE_S: Final = 30.0  # `import torch` on a busy 2-core machine, with room to spare
+REPORT_GRACE_S: Final = 2.0  # for the child's own wall clock to report before ours fires
+CANCEL_GRACE_S: Final = 0.5
+EXIT_GRACE_S: Final = 1.0
+TERMINATE_GRACE_S: Final = 0.2
+POLL_S: Final = 0.02
+STDERR_TAIL: Final = 4096
+_CRASH_SIGNALS: Final = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL}
+
+
+def child_environment() -> dict[str, str]:
+    """Our environment, with this studykit importable and glibc's malloc arenas capped."""
+    env = dict(os.environ)
+    package_parent = str(Path(studykit.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    # Each arena reserves 64 MiB of address space per thread; RLIMIT_AS counts reservations.
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    return env
+
+
+def spawn() -> subprocess.Popen[bytes]:
+    """A child waiting for its request; in its own session so a terminal's Ctrl-C reaches
+    only us, and we decide."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "studykit.experiments.child", str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_environment(),
+        start_new_session=True,
+    )
+
+
+_spare_lock = threading.Lock()
+_spare: list[subprocess.Popen[bytes]] = []
+
+
+def prewarm() -> None:
+    """Start a spare child now (it imports torch and waits), so the next run starts at once.
+
+    Call it from the main thread: Linux ends a child when the thread that started it exits.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("prewarm() must be called from the main thread")
+    with _spare_lock:
+        if _spare and _spare[0].poll() is None:
+            return
+        _drop_spare()
+        _spare.append(spawn())
+
+
+def discard_spare() -> None:
+    """End and reap the spare child, if there is one (also run at exit)."""
+    with _spare_lock:
+        _drop_spare()
+
+
+def _drop_spare() -> None:
+    while _spare:
+        stop(_spare.pop())
+
+
+def _take_spare_or_spawn() -> subprocess.Popen[bytes]:
+    with _spare_lock:
+        if _spare and _spare[0].poll() is None:
+            return _spare.pop()
+        _drop_spare()
+    return spawn()
+
+
+atexit.register(discard_spare)
+
+
+def stop(child: subprocess.Popen[bytes]) -> None:
+    """Terminate, then kill if need be, and reap; close the pipes. Safe to call twice."""
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.wait(TERMINATE_GRACE_S)
+        except subprocess.TimeoutExpired:
+            child.kill()
+    child.wait()
+    for pipe in (child.stdin, child.stdout, child.stderr):
+        if pipe is not None:
+            pipe.close()
+
+
+def run_child(
+    request: Request,
+    *,
+    progress: ProgressFn | None = None,
+    cancelled: CancelFn | None = None,
+) -> dict[str, Any]:
+    """Run `request` in the spare child or a new one; its Result as JSON, or its error."""
+    child = _take_spare_or_spawn()
+    try:
+        return _Relay(child, replace(request, sys_path=list(sys.path)), progress, cancelled).run()
+    finally:
+        stop(child)
+
+
+class _Relay:
+    """Reads the child's lines, passes progress on, and watches cancel and the clock."""
+
+    def __init__(
+        self,
+        child: subprocess.Popen[bytes],
+        request: Request,
+        progress: ProgressFn | None,
+        cancelled: CancelFn | None,
+    ) -> None:
+        self.child = child
+        self.request = request
+        self.progress = progress
+        self.cancelled = cancelled
+        self.pending = bytearray()
+        self.errors = bytearray()
+        self.outcome: dict[str, Any] | None = None
+        allowance = STARTUP_ALLOWANCE_S + request.budget_seconds + REPORT_GRACE_S
+        self.allowance = allowance
+        self.deadline = time.monotonic() + allowance
+
+    def run(self) -> dict[str, Any]:
+        """Relay until the child closes its output, then read what it said."""
+        assert self.child.stdin is not None and self.child.stdout is not None
+        assert self.child.stderr is not None
+        _send(self.child.stdin, self.request.encode())
+        streams: dict[int, IO[bytes]] = {
+            self.child.stdout.fileno(): self.child.stdout,
+            self.child.stderr.fileno(): self.child.stderr,
+        }
+        out = self.child.stdout.fileno()
+        while out in streams and self.outcome is None:
+            self._check_cancel()
+            remaining = self.deadline - time.monotonic()
+            if remaining <= 0:
+                raise LimitExceeded(
+                    f"{self.request.name} did not finish within {self.allowance:.0f} s "
+                    f"(its {self.request.budget_seconds:.0f} s budget plus start-up) and was "
+                    f"stopped; lower its parameters or {RAISE_HINT}"
+                )
+            ready, _, _ = select.select(list(streams), [], [], min(POLL_S, remaining))
+            for fd in ready:
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    del streams[fd]
+                elif fd == out:
+                    self._take(data)
+                else:
+                    self.errors = (self.errors + data)[-STDERR_TAIL:]
+        try:
+            self.child.wait(EXIT_GRACE_S)
+        except subprocess.TimeoutExpired:
+            stop(self.child)
+        return self._verdict()
+
+    def _check_cancel(self) -> None:
+        if self.cancelled is None or not self.cancelled():
+            return
+        assert self.child.stdin is not None
+        _send(self.child.stdin, CANCEL)  # the run raises Cancelled at its next check
+        try:
+            self.child.wait(CANCEL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            stop(self.child)
+        raise Cancelled("the experiment was cancelled")
+
+    def _take(self, data: bytes) -> None:
+        self.pending += data
+        *lines, rest = self.pending.split(b"\n")
+        if len(rest) > MAX_LINE:
+            raise ExperimentFailed(f"{self.request.name}: the experiment process sent garbage")
+        self.pending = bytearray(rest)
+        for line in lines:
+            self._message(bytes(line))
+
+    def _message(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise ExperimentFailed(
+                f"{self.request.name}: the experiment process sent an unreadable line: "
+                f"{line[:120]!r}"
+            ) from None
+        if isinstance(message, dict) and "progress" in message:
+            fraction, text = message["progress"]
+            if self.progress is not None:
+                self.progress(float(fraction), str(text))
+            self._check_cancel()
+        elif isinstance(message, dict) and ("result" in message or "error" in message):
+            self.outcome = message
+        else:
+            raise ExperimentFailed(f"{self.request.name}: unexpected message {line[:120]!r}")
+
+    def _verdict(self) -> dict[str, Any]:
+        if self.outcome is not None and "result" in self.outcome:
+            result: dict[str, Any] = self.outcome["result"]
+            return result
+        if self.outcome is not None:
+            raise error_from(self.outcome["error"])
+        raise ExperimentFailed(self._death())
+
+    def _death(self) -> str:
+        """Why the child ended without a word, in one line."""
+        code = self.child.returncode
+        name = self.request.name
+        if code is not None and code < 0:
+            signame = signal.Signals(-code).name
+            if -code == signal.SIGKILL:
+                return (
+                    f"the process running {name} was killed (SIGKILL), perhaps by the system "
+                    f"for lack of memory; lower its parameters"
+                )
+            if -code in _CRASH_SIGNALS:
+                return (
+                    f"the process running {name} crashed ({signame}); if it ran out of its "
+                    f"{describe_bytes(self.request.budget_bytes)} memory budget, lower its "
+                    f"parameters or {RAISE_HINT}"
+                )
+            return f"the process running {name} was stopped by {signame}"
+        last = next(
+            (line for line in reversed(self.errors.decode(errors="replace").splitlines()) if line),
+            "no message",
+        )
+        return f"the process running {name} exited with status {code}: {last.strip()[:300]}"
+
+
+def _send(pipe: IO[bytes], data: bytes) -> None:
+    """Write to the child; a child that already exited is handled by the exit-status check."""
+    try:
+        pipe.write(data)
+        pipe.flush()
+    except (BrokenPipeError, ValueError):
+        pass
