@@ -331,7 +331,13 @@ class StudykitApp(App[None]):
             self.notify(str(error), severity="error")
             return
         self.push_screen(
-            ExperimentsScreen(self.session, selected=message.name, params=params, run=message.run)
+            ExperimentsScreen(
+                self.session,
+                selected=message.name,
+                params=params,
+                run=message.run,
+                budget=self.session.settings.experiment_budget,
+            )
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -345,7 +351,9 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.experiments import ExperimentsScreen
 
         if self.session is not None and not isinstance(self.screen, ExperimentsScreen):
-            self.push_screen(ExperimentsScreen(self.session))
+            self.push_screen(
+                ExperimentsScreen(self.session, budget=self.session.settings.experiment_budget)
+            )
 
     def action_open_notes(self) -> None:
         """Open the note of the highlighted deck (home) or card (review)."""

@@ -110,8 +110,9 @@ def inline_runner(
     seed: int,
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    budget: Budget | None = None,
 ) -> Result:
-    """Run a registered test experiment in this process (no torch)."""
+    """Run a registered test experiment in this process (no torch, so no budget fences)."""
     found = registry.get(experiment) if isinstance(experiment, str) else experiment
     values = validate(found, params)
     context = RunContext(device=device, seed=seed, progress=progress, cancelled=cancelled)

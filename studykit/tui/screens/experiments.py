@@ -299,6 +299,7 @@ class ExperimentsScreen(Screen[None]):
                 seed=seed,
                 progress=run.relay,
                 cancelled=cancelled,
+                budget=self.budget,
             )
         except Cancelled:
             return None

@@ -73,7 +73,11 @@ class MeasuredValue(LoudWorkers, Vertical):
             self.app.call_from_thread(self._progress, variant, fraction)
 
         found = measure(
-            variant, self.session, progress=progress, cancelled=lambda: worker.is_cancelled
+            variant,
+            self.session,
+            progress=progress,
+            cancelled=lambda: worker.is_cancelled,
+            budget=self.session.settings.experiment_budget,
         )
         return variant, found
 
