@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
@@ -17,16 +19,38 @@ from studykit.experiments.base import (
     Table,
 )
 
+if TYPE_CHECKING:
+    import torch
+
 PARAMS = (
     Param("d_k", "int", 64, "query/key width d_k", low=1, high=16_384),
     Param("keys", "int", 64, "keys each query attends over", low=2, high=100_000),
     Param("queries", "int", 512, "random queries averaged over", low=1, high=100_000),
 )
+_BLOCK_ELEMENTS = 1 << 22
 SCALINGS = (("none", lambda d: 1.0), ("√d_k", math.sqrt), ("d_k", float))
 
 
+def jacobian_rows(keys: int) -> int:
+    """Queries per softmax-Jacobian block: about _BLOCK_ELEMENTS floats (~16 MiB) each."""
+    return max(1, _BLOCK_ELEMENTS // (keys * keys))
+
+
+def _jacobian_norms(p: torch.Tensor, check: Callable[[], None]) -> Iterator[torch.Tensor]:
+    """Frobenius norms of each query's softmax Jacobian, a block of queries at a time."""
+    import torch
+
+    rows = jacobian_rows(p.shape[-1])
+    for start in range(0, p.shape[0], rows):
+        check()
+        block = p[start : start + rows]
+        # Softmax Jacobian diag(p) − p pᵀ; its Frobenius norm → 0 as the softmax saturates.
+        jac = torch.diag_embed(block) - block.unsqueeze(-1) * block.unsqueeze(-2)
+        yield torch.linalg.matrix_norm(jac)
+
+
 def measure(
-    d: int, keys: int, queries: int, device: str
+    d: int, keys: int, queries: int, device: str, check: Callable[[], None] = lambda: None
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per scaling: (logit std, mean max weight, mean softmax-Jacobian norm, share saturated)."""
     import torch
@@ -38,9 +62,7 @@ def measure(
     for name, divide in SCALINGS:
         z = logits / divide(d)
         p = torch.softmax(z, dim=-1)
-        # Softmax Jacobian diag(p) − p pᵀ; its Frobenius norm → 0 as the softmax saturates.
-        jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-        grad = float(torch.linalg.matrix_norm(jac).mean())
+        grad = float(torch.cat(list(_jacobian_norms(p, check))).mean())
         top = p.max(dim=-1).values
         saturated = float((top > 0.9).double().mean())
         out[name] = (float(z.std()), float(top.mean()), grad, saturated)
@@ -50,12 +72,12 @@ def measure(
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Random q, k: the chosen d_k, then a sweep of d_k = 1, 2, 4, … for the plot."""
     d, keys, queries = int(params["d_k"]), int(params["keys"]), int(params["queries"])
-    chosen = measure(d, keys, min(queries, 4096), ctx.device)
+    chosen = measure(d, keys, min(queries, 4096), ctx.device, ctx.check)
     sweep = sorted({2**i for i in range(int(math.log2(d)) + 1)} | {d})
     points: dict[str, list[float]] = {name: [] for name, _ in SCALINGS}
     for i, width in enumerate(sweep):
         ctx.step(i / len(sweep), f"d_k = {width}")
-        got = measure(width, keys, min(queries, 256), ctx.device)
+        got = measure(width, keys, min(queries, 256), ctx.device, ctx.check)
         for name, _ in SCALINGS:
             points[name].append(got[name][1])
     answers = (
