@@ -52,7 +52,9 @@ def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> in
     return sum(seen.values())
 
 
-def _rnn(cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None) -> torch.Tensor:
+def _rnn(
+    cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None, check: Callable[[], None]
+) -> torch.Tensor:
     """Unrolled RNN; with `chunk`, each chunk is recomputed in backward (checkpointing)."""
     import torch
     from torch.utils.checkpoint import checkpoint
@@ -61,6 +63,7 @@ def _rnn(cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None) -> torch.Te
 
     def segment(h: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
         for t in range(xs.shape[0]):
+            check()
             h = cell(xs[t], h)
         return h
 
@@ -99,15 +102,15 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         chunk = int(params["chunk"]) or math.ceil(math.sqrt(t))
         x = torch.randn(t, b, d, device=ctx.device, requires_grad=True)
         weights = [*cell.parameters(), *proj.parameters()]
-        plain.append(saved_bytes(partial(_rnn, cell, x, None), [x, *weights]))
-        ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk), [x, *weights]))
+        plain.append(saved_bytes(partial(_rnn, cell, x, None, ctx.check), [x, *weights]))
+        ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk, ctx.check), [x, *weights]))
         xa = torch.randn(b, t, d, device=ctx.device, requires_grad=True)
         attn.append(saved_bytes(partial(_attention, xa, proj), [xa, *weights]))
         rows.append((str(t), str(chunk), _mib(plain[-1]), _mib(ckpt[-1]), _mib(attn[-1])))
     # One chunk's activations are rebuilt during backward: the peak on top of the boundaries.
     chunk = int(params["chunk"]) or math.ceil(math.sqrt(top))
     x = torch.randn(min(chunk, top), b, d, device=ctx.device, requires_grad=True)
-    recompute = saved_bytes(lambda: _rnn(cell, x, None), [x, *cell.parameters()])
+    recompute = saved_bytes(lambda: _rnn(cell, x, None, ctx.check), [x, *cell.parameters()])
     growth = math.log(attn[-1] / attn[-2]) / math.log(lengths[-1] / lengths[-2])
     scores = b * top * top * 4
     answers = (

@@ -97,12 +97,14 @@ def _gradient_profile(model: _Model, length: int, device: str, gen: torch.Genera
     return [float(norms[length - 1 - j]) / last for j in range(1, length)]
 
 
-def _train(model: _Model, length: int, steps: int, device: str, gen: torch.Generator) -> float:
+def _train(model: _Model, length: int, steps: int, ctx: RunContext, gen: torch.Generator) -> float:
     """Adam on the copy task; held-out accuracy at the end."""
     import torch
 
+    device = ctx.device
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     for _ in range(steps):
+        ctx.check()
         x, y = _batch(64, length, device, gen)
         assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
         loss = torch.nn.functional.cross_entropy(model.forward(model.features(x)), y)
@@ -119,7 +121,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     """For each model and seed: the gradient profile at init, then (optionally) train."""
     import torch
 
-    from studykit.experiments.common import generator
+    from studykit.experiments.common import checked_autograd, generator
 
     kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
     k, seeds, d = int(params["distance"]), int(params["seeds"]), int(params["hidden_size"])
@@ -134,9 +136,10 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             torch.manual_seed(ctx.seed * 1000 + s)
             gen = generator(ctx.seed * 1000 + s)
             model = _Model(kind, d, length, ctx.device)
-            profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
-            if train:
-                accuracy[kind].append(_train(model, length, steps, ctx.device, gen))
+            with checked_autograd(ctx.check):
+                profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
+                if train:
+                    accuracy[kind].append(_train(model, length, steps, ctx, gen))
             done += 1
     mean_profile = {
         kind: [statistics.fmean(p[j] for p in runs) for j in range(k)]

@@ -68,6 +68,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             start.contiguous(), eye
         )
         for t in range(length):
+            ctx.check()
             if t % 32 == 0:
                 ctx.step(0.9 * t / length, f"step {t}")
             h, c = cell(x[t], (h, c))

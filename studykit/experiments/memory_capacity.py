@@ -59,6 +59,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     states = torch.empty(total, d, dtype=dt, device=ctx.device)
     h = torch.zeros(d, dtype=dt, device=ctx.device)
     for t in range(total):
+        ctx.check()
         if t % 500 == 0:
             ctx.step(0.6 * t / total, f"driving step {t}")
         pre = w @ h + w_in * u[t]

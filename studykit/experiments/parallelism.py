@@ -47,12 +47,12 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     )
     x = torch.randn(b, t, d, device=dev)
     ctx.step(0.05, "graph depth")
-    depth_rnn, depth_attn = _depths(torch, rnn, encoder, t, d, cell, dev)
+    depth_rnn, depth_attn = _depths(rnn, encoder, t, d, cell, ctx)
     ctx.step(0.2, f"timing {cell}")
     with torch.no_grad():
-        rnn_s = timed(lambda: rnn(x), dev, repeats)
+        rnn_s = timed(lambda: rnn(x), dev, repeats, ctx.check)
         ctx.step(0.5, "timing transformer")
-        attn_s = timed(lambda: encoder(x), dev, repeats)
+        attn_s = timed(lambda: encoder(x), dev, repeats, ctx.check)
     synchronize(dev)
     gates = 4 if cell == "lstm" else 1
     rnn_flops = 2 * layers * b * t * gates * 2 * d * d
@@ -125,17 +125,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 
 
 def _depths(
-    torch: object, rnn: object, encoder: object, t: int, d: int, cell: str, dev: str
+    rnn: object, encoder: object, t: int, d: int, cell: str, ctx: RunContext
 ) -> tuple[int, int]:
     """Critical paths with batch 1: an unrolled cell (nn.RNN is one fused node) and the encoder."""
     import torch as tt
 
+    dev = ctx.device
     step = tt.nn.LSTMCell(d, d) if cell == "lstm" else tt.nn.RNNCell(d, d)
     step = step.to(dev)
     x = tt.randn(t, 1, d, device=dev, requires_grad=True)
     h = tt.zeros(1, d, device=dev)
     state: object = (h, h.clone()) if cell == "lstm" else h
     for i in range(t):
+        ctx.check()
         state = step(x[i], state)
     last = state[0] if isinstance(state, tuple) else state
     assert isinstance(last, tt.Tensor) and callable(encoder)

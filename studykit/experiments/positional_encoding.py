@@ -51,6 +51,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     # For each offset k, every pair (p, p+k) should give the same dot product.
     spread, by_k = 0.0, []
     for k in range(n):
+        ctx.check()
         diag = torch.diagonal(gram, offset=k)
         by_k.append(float(diag[0]))
         spread = max(spread, float((diag - diag[0]).abs().max()))
