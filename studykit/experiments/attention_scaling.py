@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
@@ -36,17 +36,24 @@ def jacobian_rows(keys: int) -> int:
     return max(1, _BLOCK_ELEMENTS // (keys * keys))
 
 
-def _jacobian_norms(p: torch.Tensor, check: Callable[[], None]) -> Iterator[torch.Tensor]:
-    """Frobenius norms of each query's softmax Jacobian, a block of queries at a time."""
+def _jacobian_norms(p: torch.Tensor, check: Callable[[], None]) -> torch.Tensor:
+    """Frobenius norm of each query's softmax Jacobian, built a block of queries at a time."""
     import torch
 
-    rows = jacobian_rows(p.shape[-1])
-    for start in range(0, p.shape[0], rows):
+    queries, keys = p.shape
+    rows = min(queries, jacobian_rows(keys))
+    # One buffer for every block: fresh blocks each time fragment the heap and RSS grows.
+    jac = torch.empty(rows, keys, keys, dtype=p.dtype, device=p.device)
+    norms = torch.empty(queries, dtype=p.dtype, device=p.device)
+    for start in range(0, queries, rows):
         check()
         block = p[start : start + rows]
+        part = jac[: block.shape[0]]
         # Softmax Jacobian diag(p) − p pᵀ; its Frobenius norm → 0 as the softmax saturates.
-        jac = torch.diag_embed(block) - block.unsqueeze(-1) * block.unsqueeze(-2)
-        yield torch.linalg.matrix_norm(jac)
+        torch.mul(block.unsqueeze(-1), block.unsqueeze(-2), out=part)
+        part.neg_().diagonal(dim1=-2, dim2=-1).add_(block)
+        norms[start : start + rows] = torch.linalg.matrix_norm(part)
+    return norms
 
 
 def measure(
@@ -62,7 +69,7 @@ def measure(
     for name, divide in SCALINGS:
         z = logits / divide(d)
         p = torch.softmax(z, dim=-1)
-        grad = float(torch.cat(list(_jacobian_norms(p, check))).mean())
+        grad = float(_jacobian_norms(p, check).mean())
         top = p.max(dim=-1).values
         saturated = float((top > 0.9).double().mean())
         out[name] = (float(z.std()), float(top.mean()), grad, saturated)
