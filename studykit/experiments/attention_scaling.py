@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -18,6 +19,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -76,11 +78,36 @@ def measure(
     return out
 
 
+def estimate(params: Params) -> Cost:
+    """Logits and softmax of queries × keys, the reused Jacobian block, over the d_k sweep."""
+    d, keys, queries = int(params["d_k"]), int(params["keys"]), int(params["queries"])
+    widths = len(sweep_widths(d))
+    chosen, swept = min(queries, 4096), min(queries, 256)
+    rows = min(chosen, jacobian_rows(keys))
+    # q, k; logits, z, p (and the previous scaling's z, p while the next is made); the block.
+    peak = 4 * ((chosen + keys) * d + 5 * chosen * keys + rows * keys * keys)
+    jacobians = 3 * keys * keys * (chosen + widths * swept)
+    blocks = 3 * (-(-chosen // rows) + widths * -(-swept // min(swept, rows)))
+    return cost(
+        "attention-scaling",
+        peak_bytes=peak,
+        f32_flops=2 * keys * (chosen * d + swept * sum(sweep_widths(d))),
+        bytes_moved=4 * 6 * jacobians,
+        ops=blocks * 8 + widths * 40,
+        drivers=("keys", "queries", "d_k"),
+    )
+
+
+def sweep_widths(d: int) -> list[int]:
+    """The d_k values of the plot: powers of two up to d, and d."""
+    return sorted({2**i for i in range(int(math.log2(d)) + 1)} | {d})
+
+
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Random q, k: the chosen d_k, then a sweep of d_k = 1, 2, 4, … for the plot."""
     d, keys, queries = int(params["d_k"]), int(params["keys"]), int(params["queries"])
     chosen = measure(d, keys, min(queries, 4096), ctx.device, ctx.check)
-    sweep = sorted({2**i for i in range(int(math.log2(d)) + 1)} | {d})
+    sweep = sweep_widths(d)
     points: dict[str, list[float]] = {name: [] for name, _ in SCALINGS}
     for i, width in enumerate(sweep):
         ctx.step(i / len(sweep), f"d_k = {width}")
@@ -137,6 +164,7 @@ EXPERIMENT = Experiment(
     summary="Logit spread and softmax sharpness unscaled, with √d_k, and with d_k.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # The logit spreads are sample estimates over keys × queries random products, hence 10%.
     closed_forms=(
         ClosedForm("sqrt_d_k", "sqrt(d_k)", rel_tol=1e-12),

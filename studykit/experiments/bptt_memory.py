@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -19,6 +20,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -29,6 +31,26 @@ PARAMS = (
     Param("hidden_size", "int", 128, "width d", low=1, high=8192),
     Param("chunk", "int", 0, "checkpoint chunk; 0 means ⌈√T⌉", low=0, high=65_536),
 )
+
+
+def estimate(params: Params) -> Cost:
+    """At T: the unrolled RNN's graph, or explicit attention's scores, whichever is larger."""
+    top, b, d = int(params["length"]), int(params["batch_size"]), int(params["hidden_size"])
+    lengths = {max(1, top // 8), max(1, top // 4), max(1, top // 2), top}
+    # Plain RNN: a B × d state and ~1 KiB of nodes per step. Attention: x, its projection
+    # to q, k, v and the output (~5 B·T·d), scores and softmax (2 B·T²), one more during it.
+    plain = top * (4 * b * d + 1024)
+    attention = 4 * (5 * b * top * d + 3 * b * top * top)
+    steps = 2 * sum(lengths) + math.ceil(math.sqrt(top))
+    return cost(
+        "bptt-memory",
+        peak_bytes=4 * 2 * b * top * d + max(plain, attention),
+        f32_flops=sum(2 * b * t * d * 3 * d + 4 * b * t * t * d for t in lengths)
+        + steps * 4 * b * d * d,
+        bytes_moved=sum(4 * 4 * b * t * t for t in lengths),
+        ops=steps * 8,
+        drivers=("length", "batch_size", "hidden_size"),
+    )
 
 
 def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> int:
@@ -162,6 +184,7 @@ EXPERIMENT = Experiment(
     summary="Bytes saved for backward vs. T: RNN, RNN with checkpointing, explicit attention.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # One float32 B × d hidden state per step is kept for backward (plus a few bytes of
     # bookkeeping per step, hence the tolerance).
     closed_forms=(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -17,6 +18,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -31,6 +33,44 @@ PARAMS = (
     Param("steps", "int", 300, "training steps per run", low=1, high=100_000),
 )
 _CLASSES = 4
+
+
+def estimate(params: Params) -> Cost:
+    """The largest model pass: training batches of 64 with autograd, or the 512-batch test."""
+    kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
+    t, seeds, d = int(params["distance"]) + 1, int(params["seeds"]), int(params["hidden_size"])
+    train, steps = bool(params["train"]), int(params["steps"])
+    peak, flops, ops = 0.0, 0.0, 0.0
+    for kind in kinds:
+        per_token, per_pair = _floats_kept(kind, d)
+        batches = [16] + ([64] if train else [])
+        kept = max(bb * t * (per_token + per_pair * t) for bb in batches)
+        # The no-grad test batch keeps one layer's activations (scores and softmax) at a time.
+        test = 512 * t * (2 * d + 2 * per_pair * t) if train else 0
+        peak = max(peak, 4 * max(kept, test) + 4 * 12 * d * d)
+        forward = (
+            2 * t * (8 * d * d + 2 * t * d if kind == "attention" else _GATES[kind] * 2 * d * d)
+        )
+        passes = 3 * 16 + (3 * 64 * steps + 512 if train else 0)
+        flops += seeds * forward * passes
+        ops += seeds * (1 + (steps if train else 0)) * (30 if kind == "attention" else 12 * t)
+    return cost(
+        "long-range",
+        peak_bytes=peak,
+        f32_flops=flops,
+        ops=ops,
+        drivers=("distance", "steps", "seeds", "hidden_size"),
+    )
+
+
+_GATES = {"rnn": 1, "lstm": 4, "attention": 0}
+
+
+def _floats_kept(kind: str, d: int) -> tuple[int, int]:
+    """Floats autograd keeps per sequence position, and per position pair (attention scores)."""
+    if kind == "attention":
+        return 16 * d, 3  # qkv, FF (2d wide), norms; scores, softmax and its grad
+    return (2 + 6 * _GATES[kind]) * d, 0  # inputs and per-step hidden state and gates
 
 
 class _Model:
@@ -214,4 +254,5 @@ EXPERIMENT = Experiment(
     summary="Gradient at distance k relative to distance 1 at init; optional training success.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
 )

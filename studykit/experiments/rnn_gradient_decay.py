@@ -7,6 +7,7 @@ import math
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -17,6 +18,7 @@ from studykit.experiments.base import (
     Table,
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param(
@@ -48,6 +50,24 @@ _SEGMENT_FLOPS = 2e8
 def segment_steps(d: int) -> int:
     """Steps of the batched backward pass per autograd call (at least one)."""
     return max(1, int(_SEGMENT_FLOPS // (24 * d**3)))
+
+
+def estimate(params: Params) -> Cost:
+    """Forward graph (a state and ~1 KiB of autograd nodes per step) and one backward segment."""
+    d, length = int(params["hidden_size"]), int(params["length"])
+    span = min(length, segment_steps(d))
+    forward = length * (3 * 8 * d + 1024)
+    # A segment's Jacobians are held three times (the grads, their stack, the SVD's copy),
+    # plus a few d × d temporaries of the batched step; ~200 B of Python floats per step.
+    segment = (3 * span + 4) * 8 * d * d
+    return cost(
+        "rnn-gradient-decay",
+        peak_bytes=forward + segment + 200 * length,
+        f64_flops=length * (4 * d * d + 2 * d**3),
+        svd_n3=length * d**3,
+        ops=length * 12,
+        drivers=("hidden_size", "length"),
+    )
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -126,6 +146,7 @@ EXPERIMENT = Experiment(
     summary="‖∂h_T/∂h_{T-k}‖ for every k through a tanh RNN with W_hh at spectral radius ρ.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # Zero input keeps tanh' = 1 and W_hh is ρ times an orthogonal matrix: the norm is ρ^k.
     closed_forms=(
         ClosedForm("norm_at_T", "rho**length", rel_tol=1e-9, when=(("input_scale", 0.0),)),
