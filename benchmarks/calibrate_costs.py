@@ -76,6 +76,24 @@ def op_seconds(n: int = 20_000) -> float:
     return median_seconds(ops, repeats=3) / n
 
 
+def dual_step_seconds(n: int = 5_000) -> float:
+    """Seconds per effective-context step: a forward-mode dual multiply and its tangent."""
+    import torch.autograd.forward_ad as fwad
+
+    decay = torch.tensor(0.5, dtype=torch.float64)
+
+    def steps() -> None:
+        with fwad.dual_level():
+            h = fwad.make_dual(  # type: ignore[no-untyped-call]
+                torch.ones((), dtype=torch.float64), torch.ones((), dtype=torch.float64)
+            )
+            for _ in range(n):
+                h = decay * h
+                fwad.unpack_dual(h).tangent  # type: ignore[no-untyped-call]
+
+    return median_seconds(steps, repeats=3) / n
+
+
 def main() -> None:
     """Print the constants block for costs.py."""
     print(f"# {machine_description('cpu')}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
@@ -84,6 +102,7 @@ def main() -> None:
     print(f"SVD_RATE = {svd_rate():.3g}")
     print(f"BYTE_RATE = {byte_rate():.3g}")
     print(f"OP_SECONDS = {op_seconds():.3g}")
+    print(f"DUAL_STEP_SECONDS = {dual_step_seconds():.3g}")
     floors = {name: measure(name, params) for name, params in TINY.items()}
     print("FLOOR_MIB = {")
     for name, got in floors.items():

@@ -1,4 +1,4 @@
-"""Measuring a run's real cost in a fresh Python: extra peak memory (ru_maxrss) and wall time."""
+"""Measuring a run's real cost in a fresh Python: extra peak memory (Linux) and wall time."""
 
 from __future__ import annotations
 
@@ -11,19 +11,27 @@ from dataclasses import dataclass
 from studykit.experiments.base import Value
 
 # The child imports torch and does a tiny op, so the baseline holds torch and its thread pool;
-# everything the run adds on top (tensors, lazily loaded kernels) counts as its peak.
-_CHILD = """
-import json, resource, sys, time
+# everything the run adds on top (tensors, lazily loaded kernels) counts as its peak. The peak
+# is the child's own high-water RSS (VmHWM), reset after the warm-up: ru_maxrss would carry
+# the parent's peak over from the fork (a pytest or script with torch loaded is larger).
+_CHILD = r"""
+import json, re, sys, time
 import torch
 from studykit.experiments.runner import run_experiment
+
+def status(key):
+    with open("/proc/self/status") as f:
+        return int(re.search(key + r":\s+(\d+) kB", f.read()).group(1)) * 1024
+
 torch.ones(8, 8) @ torch.ones(8, 8)
 name, params = sys.argv[1], json.loads(sys.argv[2])
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+base = status("VmRSS")
 start = time.perf_counter()
 run_experiment(name, params, device="cpu", seed=0)
 seconds = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"extra_bytes": (peak - base) * 1024, "seconds": seconds}))
+print(json.dumps({"extra_bytes": status("VmHWM") - base, "seconds": seconds}))
 """
 
 
