@@ -2,7 +2,7 @@
 
 Run once per machine (`python benchmarks/calibrate_costs.py`), paste the printed block into
 costs.py with the machine's name. Each rate is the median of a few runs of a typical kernel;
-each floor is a tiny run of the experiment in a fresh Python (what importing its torch parts
+each floor is a tiny run of the experiment in a fresh process (what importing its torch parts
 and first-use kernels cost, before any size-dependent memory).
 """
 
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import torch
 
 from studykit.experiments.device import machine_description
-from studykit.experiments.peak import measure
+from studykit.experiments.peak import measure_many
 
 # The smallest run each experiment accepts: what remains is its fixed floor.
 TINY: dict[str, dict[str, float | int | str]] = {
@@ -89,7 +89,8 @@ def dual_step_seconds(n: int = 5_000) -> float:
             )
             for _ in range(n):
                 h = decay * h
-                fwad.unpack_dual(h).tangent  # type: ignore[no-untyped-call]
+                tangent = fwad.unpack_dual(h).tangent  # type: ignore[no-untyped-call]
+            assert tangent is not None
 
     return median_seconds(steps, repeats=3) / n
 
@@ -103,7 +104,7 @@ def main() -> None:
     print(f"BYTE_RATE = {byte_rate():.3g}")
     print(f"OP_SECONDS = {op_seconds():.3g}")
     print(f"DUAL_STEP_SECONDS = {dual_step_seconds():.3g}")
-    floors = {name: measure(name, params) for name, params in TINY.items()}
+    floors = dict(zip(TINY, measure_many(list(TINY.items())), strict=True))
     print("FLOOR_MIB = {")
     for name, got in floors.items():
         print(f'    "{name}": {got.extra_bytes / 2**20:.0f},')

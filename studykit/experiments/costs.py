@@ -1,8 +1,9 @@
 """Machine constants for the experiments' cost estimates, and the one way they become a Cost.
 
-Measured once by `benchmarks/calibrate_costs.py` on the development machine: Intel Xeon
-(2 vCPUs shared with other jobs, 23 GiB), torch 2.13.0+cpu, 2026-12-02. Another CPU is
-faster or slower by a roughly constant factor; memory counts do not depend on the machine.
+Measured once by `benchmarks/calibrate_costs.py` on the development machine: Intel Xeon,
+2 vCPUs (busy with other jobs while measured, so times are on the slow side), 23 GiB,
+torch 2.13.0+cpu, 2026-12-02. Another CPU is faster or slower by a roughly constant factor;
+the memory counts and floors do not depend on the CPU.
 """
 
 from __future__ import annotations
@@ -14,38 +15,38 @@ from studykit.experiments.base import Cost
 MIB: Final = 1 << 20
 
 # Rates of typical kernels: matmul FLOP/s, SVD (n³ per second), elementwise bytes per second.
-F32_FLOPS: Final = 3.0e10
-F64_FLOPS: Final = 1.5e10
-SVD_RATE: Final = 6.0e8
-BYTE_RATE: Final = 3.0e9
+F32_FLOPS: Final = 1.67e10
+F64_FLOPS: Final = 1.69e10
+SVD_RATE: Final = 6.45e07
+BYTE_RATE: Final = 2.47e09
 # One small eager op recorded by autograd (dispatch and graph node), and one forward-mode
 # step of effective-context (a dual multiply and unpacking its tangent, mostly Python).
-OP_SECONDS: Final = 1.0e-5
-DUAL_STEP_SECONDS: Final = 2.0e-4
+OP_SECONDS: Final = 7.58e-06
+DUAL_STEP_SECONDS: Final = 0.000344
 
 # What a tiny run adds over a bare `import torch` process: the torch parts it imports
 # (forward-mode AD, vmap, checkpointing, transformer layers) and first-use kernels.
 FLOOR_MIB: Final[dict[str, float]] = {
-    "effective-context": 81,
-    "rnn-gradient-decay": 45,
-    "lstm-forget-gate": 88,
-    "parallelism": 10,
-    "memory-capacity": 11,
-    "long-range": 26,
-    "bptt-memory": 79,
-    "positional-encoding": 8,
-    "attention-scaling": 8,
+    "effective-context": 95,
+    "rnn-gradient-decay": 52,
+    "lstm-forget-gate": 102,
+    "parallelism": 16,
+    "memory-capacity": 16,
+    "long-range": 35,
+    "bptt-memory": 91,
+    "positional-encoding": 12,
+    "attention-scaling": 13,
 }
 FLOOR_SECONDS: Final[dict[str, float]] = {
-    "effective-context": 1.0,
-    "rnn-gradient-decay": 0.3,
-    "lstm-forget-gate": 1.0,
-    "parallelism": 0.1,
-    "memory-capacity": 0.05,
-    "long-range": 0.15,
-    "bptt-memory": 1.0,
-    "positional-encoding": 0.03,
-    "attention-scaling": 0.03,
+    "effective-context": 3.42,
+    "rnn-gradient-decay": 1.20,
+    "lstm-forget-gate": 4.01,
+    "parallelism": 0.25,
+    "memory-capacity": 0.13,
+    "long-range": 0.54,
+    "bptt-memory": 3.70,
+    "positional-encoding": 0.09,
+    "attention-scaling": 0.09,
 }
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
@@ -45,8 +47,9 @@ def estimate(params: Params) -> Cost:
         per_token, per_pair = _floats_kept(kind, d)
         batches = [16] + ([64] if train else [])
         kept = max(bb * t * (per_token + per_pair * t) for bb in batches)
-        # The no-grad test batch keeps one layer's activations (scores and softmax) at a time.
-        test = 512 * t * (2 * d + 2 * per_pair * t) if train else 0
+        # The no-grad test batch of 512 keeps one layer's activations at a time: attention's
+        # q, k, v, output and FF (~5 d) with scores and softmax; a recurrent model's in and out.
+        test = 512 * t * (5 * d + 2 * t if kind == "attention" else 3 * d) if train else 0
         peak = max(peak, 4 * max(kept, test) + 4 * 12 * d * d)
         forward = (
             2 * t * (8 * d * d + 2 * t * d if kind == "attention" else _GATES[kind] * 2 * d * d)
@@ -137,14 +140,23 @@ def _gradient_profile(model: _Model, length: int, device: str, gen: torch.Genera
     return [float(norms[length - 1 - j]) / last for j in range(1, length)]
 
 
-def _train(model: _Model, length: int, steps: int, ctx: RunContext, gen: torch.Generator) -> float:
-    """Adam on the copy task; held-out accuracy at the end."""
+def _train(
+    model: _Model,
+    length: int,
+    steps: int,
+    ctx: RunContext,
+    gen: torch.Generator,
+    report: Callable[[int], None],
+) -> float:
+    """Adam on the copy task; held-out accuracy at the end. `report(step)` every 50 steps."""
     import torch
 
     device = ctx.device
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(steps):
+    for step in range(steps):
         ctx.check()
+        if step % 50 == 0:
+            report(step)
         x, y = _batch(64, length, device, gen)
         assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
         loss = torch.nn.functional.cross_entropy(model.forward(model.features(x)), y)
@@ -155,6 +167,11 @@ def _train(model: _Model, length: int, steps: int, ctx: RunContext, gen: torch.G
         x, y = _batch(512, length, device, gen)
         assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
         return float((model.forward(model.features(x)).argmax(-1) == y).float().mean())
+
+
+def _report(ctx: RunContext, label: str, done: int, total: int, steps: int, step: int) -> None:
+    """Progress within one training run, as a share of all runs."""
+    ctx.step((done + step / steps) / total, f"{label}: training step {step}")
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -179,7 +196,8 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             with checked_autograd(ctx.check):
                 profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
                 if train:
-                    accuracy[kind].append(_train(model, length, steps, ctx, gen))
+                    report = partial(_report, ctx, f"{kind}, seed {s}", done, total, steps)
+                    accuracy[kind].append(_train(model, length, steps, ctx, gen, report))
             done += 1
     mean_profile = {
         kind: [statistics.fmean(p[j] for p in runs) for j in range(k)]
