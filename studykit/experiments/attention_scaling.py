@@ -106,6 +106,7 @@ def sweep_widths(d: int) -> list[int]:
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Random q, k: the chosen d_k, then a sweep of d_k = 1, 2, 4, … for the plot."""
     d, keys, queries = int(params["d_k"]), int(params["keys"]), int(params["queries"])
+    ctx.step(0.0, f"d_k = {d}, {min(queries, 4096)} queries")
     chosen = measure(d, keys, min(queries, 4096), ctx.device, ctx.check)
     sweep = sweep_widths(d)
     points: dict[str, list[float]] = {name: [] for name, _ in SCALINGS}

@@ -1,4 +1,4 @@
-"""Cost estimates before a run: every experiment has one, runaway settings are refused, defaults fit."""
+"""Cost estimates before a run: each experiment has one, runaways are refused, defaults fit."""
 
 from __future__ import annotations
 
