@@ -38,14 +38,21 @@ def jacobian_rows(keys: int) -> int:
     return max(1, _BLOCK_ELEMENTS // (keys * keys))
 
 
-def _jacobian_norms(p: torch.Tensor, check: Callable[[], None]) -> torch.Tensor:
+def jacobian_buffer(queries: int, keys: int, device: str) -> torch.Tensor:
+    """Room for one block of softmax Jacobians, reused by every block of a run.
+
+    Fresh 16 MiB blocks each time fragment the heap, and the process's memory keeps growing.
+    """
+    import torch
+
+    return torch.empty(min(queries, jacobian_rows(keys)), keys, keys, device=device)
+
+
+def _jacobian_norms(p: torch.Tensor, jac: torch.Tensor, check: Callable[[], None]) -> torch.Tensor:
     """Frobenius norm of each query's softmax Jacobian, built a block of queries at a time."""
     import torch
 
-    queries, keys = p.shape
-    rows = min(queries, jacobian_rows(keys))
-    # One buffer for every block: fresh blocks each time fragment the heap and RSS grows.
-    jac = torch.empty(rows, keys, keys, dtype=p.dtype, device=p.device)
+    queries, rows = p.shape[0], jac.shape[0]
     norms = torch.empty(queries, dtype=p.dtype, device=p.device)
     for start in range(0, queries, rows):
         check()
@@ -59,10 +66,17 @@ def _jacobian_norms(p: torch.Tensor, check: Callable[[], None]) -> torch.Tensor:
 
 
 def measure(
-    d: int, keys: int, queries: int, device: str, check: Callable[[], None] = lambda: None
+    d: int,
+    keys: int,
+    queries: int,
+    device: str,
+    check: Callable[[], None] = lambda: None,
+    buffer: torch.Tensor | None = None,
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per scaling: (logit std, mean max weight, mean softmax-Jacobian norm, share saturated)."""
     import torch
+
+    jac = jacobian_buffer(queries, keys, device) if buffer is None else buffer
 
     q = torch.randn(queries, d, device=device)
     k = torch.randn(keys, d, device=device)
@@ -71,7 +85,7 @@ def measure(
     for name, divide in SCALINGS:
         z = logits / divide(d)
         p = torch.softmax(z, dim=-1)
-        grad = float(_jacobian_norms(p, check).mean())
+        grad = float(_jacobian_norms(p, jac, check).mean())
         top = p.max(dim=-1).values
         saturated = float((top > 0.9).double().mean())
         out[name] = (float(z.std()), float(top.mean()), grad, saturated)
@@ -107,12 +121,13 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     """Random q, k: the chosen d_k, then a sweep of d_k = 1, 2, 4, … for the plot."""
     d, keys, queries = int(params["d_k"]), int(params["keys"]), int(params["queries"])
     ctx.step(0.0, f"d_k = {d}, {min(queries, 4096)} queries")
-    chosen = measure(d, keys, min(queries, 4096), ctx.device, ctx.check)
+    buffer = jacobian_buffer(min(queries, 4096), keys, ctx.device)
+    chosen = measure(d, keys, min(queries, 4096), ctx.device, ctx.check, buffer)
     sweep = sweep_widths(d)
     points: dict[str, list[float]] = {name: [] for name, _ in SCALINGS}
     for i, width in enumerate(sweep):
         ctx.step(i / len(sweep), f"d_k = {width}")
-        got = measure(width, keys, min(queries, 256), ctx.device, ctx.check)
+        got = measure(width, keys, min(queries, 256), ctx.device, ctx.check, buffer)
         for name, _ in SCALINGS:
             points[name].append(got[name][1])
     answers = (
