@@ -25,7 +25,7 @@ SIZES: dict[str, list[dict[str, Value]]] = {
     "rnn-gradient-decay": [
         {"hidden_size": 16, "length": 40},
         {},
-        {"hidden_size": 32, "length": 2000},
+        {"hidden_size": 32, "length": 1000},
     ],
     "lstm-forget-gate": [
         {"hidden_size": 64, "length": 10},
@@ -44,7 +44,7 @@ SIZES: dict[str, list[dict[str, Value]]] = {
     ],
     "long-range": [
         {},
-        {"model": "attention", "distance": 200, "seeds": 1, "train": True, "steps": 2},
+        {"model": "attention", "distance": 150, "seeds": 1, "train": True, "steps": 2},
         {"model": "rnn", "distance": 300, "hidden_size": 256, "seeds": 1},
     ],
     "bptt-memory": [
