@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import time
@@ -9,6 +10,7 @@ import time
 import pytest
 
 from studykit.experiments import registry
+from studykit.experiments.base import Experiment, Value
 from studykit.experiments.budget import Budget, OverBudget, check_budget
 from studykit.experiments.params import validate
 
@@ -78,3 +80,31 @@ def test_estimates_do_not_import_torch() -> None:
         "assert 'torch' not in sys.modules, 'an estimate imported torch'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def _extremes(experiment: Experiment) -> list[dict[str, Value]]:
+    """Every combination of each parameter's lowest and highest valid value."""
+    options: list[list[Value]] = []
+    for param in experiment.params:
+        if param.kind == "choice":
+            options.append(list(param.choices))
+        elif param.kind == "bool":
+            options.append([False, True])
+        else:
+            ends: list[float] = []
+            if param.low is not None:
+                ends.append(param.low + 1e-9 if param.low_open else param.low)
+            if param.high is not None:
+                ends.append(param.high - 1e-9 if param.high_open else param.high)
+            options.append([int(e) if param.kind == "int" else e for e in ends] or [param.default])
+    names = [p.name for p in experiment.params]
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*options)]
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_estimates_are_finite_at_every_extreme(name: str) -> None:
+    experiment = registry.get(name)
+    assert experiment.estimate is not None
+    for raw in _extremes(experiment):
+        cost = experiment.estimate(validate(experiment, raw))
+        assert 0 < cost.peak_bytes < 2**62 and 0 < cost.seconds < 1e18, raw
