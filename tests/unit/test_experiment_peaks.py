@@ -21,7 +21,7 @@ pytest.importorskip("torch")
 
 MIB = 1 << 20
 SIZES: dict[str, list[dict[str, Value]]] = {
-    "effective-context": [{}, {"gamma": 0.99}, {"gamma": 0.998}],
+    "effective-context": [{}, {"gamma": 0.99}, {"gamma": 0.995}],
     "rnn-gradient-decay": [
         {"hidden_size": 16, "length": 40},
         {},
