@@ -59,7 +59,7 @@ def estimate(params: Params) -> Cost:
         "effective-context",
         peak_bytes=steps * _BYTES_PER_STEP,
         seconds=steps * DUAL_STEP_SECONDS,
-        drivers=("max_steps", "gamma", "threshold"),
+        drivers=("max_steps", "gamma"),  # a lower threshold costs more: not one to lower
     )
 
 

@@ -48,7 +48,7 @@ def estimate(params: Params) -> Cost:
         f32_flops=(repeats + 1) * (rnn_flops + attn_flops) + attn_flops / b,
         bytes_moved=(repeats + 1) * layers * b * heads * t * t * 4 * 4,
         ops=(repeats + 1) * layers * t * 4 * gates + t * 40 * gates,
-        drivers=("seq_len", "batch_size", "hidden_size", "layers", "repeats"),
+        drivers=("seq_len", "batch_size", "heads", "hidden_size", "layers", "repeats"),
     )
 
 
