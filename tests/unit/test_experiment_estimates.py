@@ -108,3 +108,24 @@ def test_estimates_are_finite_at_every_extreme(name: str) -> None:
     for raw in _extremes(experiment):
         cost = experiment.estimate(validate(experiment, raw))
         assert 0 < cost.peak_bytes < 2**62 and 0 < cost.seconds < 1e18, raw
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_raising_a_driver_raises_the_estimate(name: str) -> None:
+    # A refusal says "lower these": each must really cost more as it grows.
+    experiment = registry.get(name)
+    assert experiment.estimate is not None
+    base = validate(experiment, {})
+    before = experiment.estimate(base)
+    for driver in before.drivers:
+        param = experiment.param(driver)
+        assert param is not None and param.kind in ("int", "float"), driver
+        value = base[driver]
+        assert isinstance(value, int | float) and not isinstance(value, bool)
+        if param.kind == "int":
+            raised: Value = min(2 * value, int(param.high or 2 * value)) if value else 0
+        else:
+            raised = (value + (param.high if param.high is not None else 2 * value)) / 2
+        after = experiment.estimate({**base, driver: raised})
+        # One of the two may dip (a wider RNN backpropagates fewer steps per segment).
+        assert after.peak_bytes >= before.peak_bytes or after.seconds >= before.seconds, driver
