@@ -87,7 +87,3 @@ def measure_many(jobs: Sequence[Job], *, timeout: float = 300.0) -> list[Measure
         )
     return out
 
-
-def measure(name: str, params: Mapping[str, Value], *, timeout: float = 300.0) -> Measured:
-    """One run of `name` on the CPU in a fresh process."""
-    return measure_many([(name, params)], timeout=timeout)[0]
