@@ -29,10 +29,10 @@ def one(name, params):
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")
     base = status("VmRSS")
-    start, cpu = time.perf_counter(), time.process_time()
+    start = time.perf_counter()
     run_experiment(name, params, device="cpu", seed=0)
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"extra_bytes": status("VmHWM") - base, "seconds": seconds, "cpu_seconds": cpu}
+    seconds = time.perf_counter() - start
+    return {"extra_bytes": status("VmHWM") - base, "seconds": seconds}
 
 for name, params in json.loads(sys.argv[1]):
     read, write = os.pipe()
@@ -55,11 +55,10 @@ for name, params in json.loads(sys.argv[1]):
 
 @dataclass(frozen=True)
 class Measured:
-    """What one run took in a fresh process: extra peak RSS over torch's, wall and CPU time."""
+    """What one run took in a fresh process: extra peak RSS over torch's, and wall time."""
 
     extra_bytes: int
     seconds: float
-    cpu_seconds: float
 
 
 Job = tuple[str, Mapping[str, Value]]
@@ -82,8 +81,5 @@ def measure_many(jobs: Sequence[Job], *, timeout: float = 300.0) -> list[Measure
         data = json.loads(line)
         if "error" in data:
             raise RuntimeError(f"measuring {name} {dict(params)} failed: {data['error']}")
-        out.append(
-            Measured(int(data["extra_bytes"]), float(data["seconds"]), float(data["cpu_seconds"]))
-        )
+        out.append(Measured(int(data["extra_bytes"]), float(data["seconds"])))
     return out
-
