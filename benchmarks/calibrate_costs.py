@@ -95,6 +95,16 @@ def dual_step_seconds(n: int = 5_000) -> float:
     return median_seconds(steps, repeats=3) / n
 
 
+def jacobian_seconds(keys: int = 512, queries: int = 64) -> float:
+    """Seconds per softmax-Jacobian element built and normed by attention-scaling."""
+    from studykit.experiments.attention_scaling import _jacobian_norms, jacobian_buffer
+
+    p = torch.softmax(torch.randn(queries, keys), dim=-1)
+    buffer = jacobian_buffer(queries, keys, "cpu")
+    seconds = median_seconds(lambda: _jacobian_norms(p, buffer, lambda: None), repeats=3)
+    return seconds / (queries * keys * keys)
+
+
 def main() -> None:
     """Print the constants block for costs.py."""
     print(f"# {machine_description('cpu')}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
@@ -104,6 +114,7 @@ def main() -> None:
     print(f"BYTE_RATE = {byte_rate():.3g}")
     print(f"OP_SECONDS = {op_seconds():.3g}")
     print(f"DUAL_STEP_SECONDS = {dual_step_seconds():.3g}")
+    print(f"JACOBIAN_SECONDS = {jacobian_seconds():.3g}")
     floors = dict(zip(TINY, measure_many(list(TINY.items())), strict=True))
     print("FLOOR_MIB = {")
     for name, got in floors.items():

@@ -19,7 +19,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
-from studykit.experiments.costs import cost
+from studykit.experiments.costs import JACOBIAN_SECONDS, cost
 
 if TYPE_CHECKING:
     import torch
@@ -106,7 +106,7 @@ def estimate(params: Params) -> Cost:
         "attention-scaling",
         peak_bytes=peak,
         f32_flops=2 * keys * (chosen * d + swept * sum(sweep_widths(d))),
-        bytes_moved=4 * 6 * jacobians,
+        seconds=jacobians * JACOBIAN_SECONDS,
         ops=blocks * 8 + widths * 40,
         drivers=("keys", "queries", "d_k"),
     )

@@ -1,9 +1,9 @@
 """Machine constants for the experiments' cost estimates, and the one way they become a Cost.
 
 Measured once by `benchmarks/calibrate_costs.py` on the development machine: Intel Xeon,
-2 vCPUs (busy with other jobs while measured, so times are on the slow side), 23 GiB,
-torch 2.13.0+cpu, 2026-12-02. Another CPU is faster or slower by a roughly constant factor;
-the memory counts and floors do not depend on the CPU.
+2 vCPUs, 23 GiB, torch 2.13.0+cpu, 2026-12-02, in a quiet moment. When other jobs share the
+CPU, runs take up to several times longer (SVDs most: up to ~50×, their threads contend).
+Another CPU is faster or slower by a roughly constant factor; memory does not depend on it.
 """
 
 from __future__ import annotations
@@ -15,38 +15,40 @@ from studykit.experiments.base import Cost
 MIB: Final = 1 << 20
 
 # Rates of typical kernels: matmul FLOP/s, SVD (n³ per second), elementwise bytes per second.
-F32_FLOPS: Final = 1.67e10
-F64_FLOPS: Final = 1.69e10
-SVD_RATE: Final = 6.45e07
-BYTE_RATE: Final = 2.47e09
-# One small eager op recorded by autograd (dispatch and graph node), and one forward-mode
-# step of effective-context (a dual multiply and unpacking its tangent, mostly Python).
-OP_SECONDS: Final = 7.58e-06
-DUAL_STEP_SECONDS: Final = 0.000344
+F32_FLOPS: Final = 2.24e10
+F64_FLOPS: Final = 2.41e10
+SVD_RATE: Final = 3.24e9
+BYTE_RATE: Final = 6.82e9
+# One small eager op recorded by autograd (dispatch and graph node), one forward-mode step of
+# effective-context (a dual multiply and unpacking its tangent, mostly Python), and one
+# element of attention-scaling's softmax Jacobians (built and normed in place, 512 keys).
+OP_SECONDS: Final = 5.82e-06
+DUAL_STEP_SECONDS: Final = 0.000213
+JACOBIAN_SECONDS: Final = 5.5e-09
 
 # What a tiny run adds over a bare `import torch` process: the torch parts it imports
 # (forward-mode AD, vmap, checkpointing, transformer layers) and first-use kernels.
 FLOOR_MIB: Final[dict[str, float]] = {
-    "effective-context": 95,
+    "effective-context": 94,
     "rnn-gradient-decay": 52,
     "lstm-forget-gate": 102,
     "parallelism": 16,
     "memory-capacity": 16,
     "long-range": 35,
-    "bptt-memory": 91,
+    "bptt-memory": 90,
     "positional-encoding": 12,
     "attention-scaling": 13,
 }
 FLOOR_SECONDS: Final[dict[str, float]] = {
-    "effective-context": 3.42,
-    "rnn-gradient-decay": 1.20,
-    "lstm-forget-gate": 4.01,
-    "parallelism": 0.25,
-    "memory-capacity": 0.13,
-    "long-range": 0.54,
-    "bptt-memory": 3.70,
-    "positional-encoding": 0.09,
-    "attention-scaling": 0.09,
+    "effective-context": 1.64,
+    "rnn-gradient-decay": 0.49,
+    "lstm-forget-gate": 1.44,
+    "parallelism": 0.09,
+    "memory-capacity": 0.04,
+    "long-range": 0.19,
+    "bptt-memory": 1.46,
+    "positional-encoding": 0.03,
+    "attention-scaling": 0.03,
 }
 
 
