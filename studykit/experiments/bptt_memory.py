@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -19,6 +20,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -29,6 +31,26 @@ PARAMS = (
     Param("hidden_size", "int", 128, "width d", low=1, high=8192),
     Param("chunk", "int", 0, "checkpoint chunk; 0 means ⌈√T⌉", low=0, high=65_536),
 )
+
+
+def estimate(params: Params) -> Cost:
+    """At T: the unrolled RNN's graph, or explicit attention's scores, whichever is larger."""
+    top, b, d = int(params["length"]), int(params["batch_size"]), int(params["hidden_size"])
+    lengths = {max(1, top // 8), max(1, top // 4), max(1, top // 2), top}
+    # Plain RNN: a B × d state and ~1 KiB of nodes per step. Attention: x, its projection
+    # to q, k, v and the output (~5 B·T·d), scores and softmax (2 B·T²), one more during it.
+    plain = top * (4 * b * d + 1024)
+    attention = 4 * (5 * b * top * d + 3 * b * top * top)
+    steps = 2 * sum(lengths) + math.ceil(math.sqrt(top))
+    return cost(
+        "bptt-memory",
+        peak_bytes=4 * 2 * b * top * d + max(plain, attention),
+        f32_flops=sum(2 * b * t * d * 3 * d + 4 * b * t * t * d for t in lengths)
+        + steps * 4 * b * d * d,
+        bytes_moved=sum(4 * 4 * b * t * t for t in lengths),
+        ops=steps * 8,
+        drivers=("length", "batch_size", "hidden_size"),
+    )
 
 
 def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> int:
@@ -52,7 +74,9 @@ def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> in
     return sum(seen.values())
 
 
-def _rnn(cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None) -> torch.Tensor:
+def _rnn(
+    cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None, check: Callable[[], None]
+) -> torch.Tensor:
     """Unrolled RNN; with `chunk`, each chunk is recomputed in backward (checkpointing)."""
     import torch
     from torch.utils.checkpoint import checkpoint
@@ -61,6 +85,7 @@ def _rnn(cell: torch.nn.RNNCell, x: torch.Tensor, chunk: int | None) -> torch.Te
 
     def segment(h: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
         for t in range(xs.shape[0]):
+            check()
             h = cell(xs[t], h)
         return h
 
@@ -99,15 +124,15 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         chunk = int(params["chunk"]) or math.ceil(math.sqrt(t))
         x = torch.randn(t, b, d, device=ctx.device, requires_grad=True)
         weights = [*cell.parameters(), *proj.parameters()]
-        plain.append(saved_bytes(partial(_rnn, cell, x, None), [x, *weights]))
-        ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk), [x, *weights]))
+        plain.append(saved_bytes(partial(_rnn, cell, x, None, ctx.check), [x, *weights]))
+        ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk, ctx.check), [x, *weights]))
         xa = torch.randn(b, t, d, device=ctx.device, requires_grad=True)
         attn.append(saved_bytes(partial(_attention, xa, proj), [xa, *weights]))
         rows.append((str(t), str(chunk), _mib(plain[-1]), _mib(ckpt[-1]), _mib(attn[-1])))
     # One chunk's activations are rebuilt during backward: the peak on top of the boundaries.
     chunk = int(params["chunk"]) or math.ceil(math.sqrt(top))
     x = torch.randn(min(chunk, top), b, d, device=ctx.device, requires_grad=True)
-    recompute = saved_bytes(lambda: _rnn(cell, x, None), [x, *cell.parameters()])
+    recompute = saved_bytes(lambda: _rnn(cell, x, None, ctx.check), [x, *cell.parameters()])
     growth = math.log(attn[-1] / attn[-2]) / math.log(lengths[-1] / lengths[-2])
     scores = b * top * top * 4
     answers = (
@@ -159,6 +184,7 @@ EXPERIMENT = Experiment(
     summary="Bytes saved for backward vs. T: RNN, RNN with checkpointing, explicit attention.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # One float32 B × d hidden state per step is kept for backward (plus a few bytes of
     # bookkeeping per step, hence the tolerance).
     closed_forms=(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -76,18 +79,41 @@ def graph_depth(output: torch.Tensor) -> int:
     return depth[root]
 
 
-def timed(fn: object, device: str, repeats: int) -> float:
+def timed(fn: object, device: str, repeats: int, check: Callable[[], None] = lambda: None) -> float:
     """Median wall time of `fn()` over `repeats` runs after one warm-up (GPU synchronised)."""
     import statistics
-    import time
 
     assert callable(fn)
+    check()
     fn()
     synchronize(device)
     samples = []
     for _ in range(repeats):
+        check()
         start = time.perf_counter()
         fn()
         synchronize(device)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
+
+
+@contextmanager
+def checked_autograd(check: Callable[[], None], every: float = 0.05) -> Iterator[None]:
+    """Call `check` (at most every `every` s) as autograd saves and reuses tensors.
+
+    Graphs built inside get a cancel check at every node of their forward and backward
+    passes, so one long `backward()` (e.g. through nn.RNN) still stops within a moment.
+    """
+    import torch
+
+    last = [time.perf_counter()]
+
+    def tick(tensor: torch.Tensor) -> torch.Tensor:
+        now = time.perf_counter()
+        if now - last[0] >= every:
+            last[0] = now
+            check()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(tick, tick):
+        yield

@@ -7,6 +7,7 @@ import math
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -16,6 +17,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import DUAL_STEP_SECONDS, cost
 
 PARAMS = (
     Param(
@@ -42,6 +44,23 @@ PARAMS = (
     Param("max_steps", "int", 100_000, "give up after this many steps", low=1, high=10_000_000),
 )
 _CHUNK = 256
+# Per step kept until the end: the gradient (a float in a list and in the plot's y tuple), k
+# (an int in a list) and k again as a float for the plot's x tuple.
+_BYTES_PER_STEP = 32 + 36 + 32 + 16
+
+
+def estimate(params: Params) -> Cost:
+    """The loop stops at k* = ⌈log thr / log γ⌉ or max_steps, in whole chunks."""
+    gamma, threshold = float(params["gamma"]), float(params["threshold"])
+    limit = int(params["max_steps"])
+    k_star = math.ceil(math.log(threshold) / math.log(gamma))
+    steps = min(limit, -(-min(k_star, limit) // _CHUNK) * _CHUNK)
+    return cost(
+        "effective-context",
+        peak_bytes=steps * _BYTES_PER_STEP,
+        seconds=steps * DUAL_STEP_SECONDS,
+        drivers=("max_steps", "gamma"),  # a lower threshold costs more: not one to lower
+    )
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -119,6 +138,7 @@ EXPERIMENT = Experiment(
     summary="k where the gradient through h_t = γ h_{t-1} falls to a threshold (autograd).",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     closed_forms=(
         ClosedForm("k", "ceiling(log(threshold)/log(gamma))", abs_tol=0),
         ClosedForm("k_star", "ceiling(log(threshold)/log(gamma))", abs_tol=0),

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -17,6 +20,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -31,6 +35,45 @@ PARAMS = (
     Param("steps", "int", 300, "training steps per run", low=1, high=100_000),
 )
 _CLASSES = 4
+
+
+def estimate(params: Params) -> Cost:
+    """The largest model pass: training batches of 64 with autograd, or the 512-batch test."""
+    kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
+    t, seeds, d = int(params["distance"]) + 1, int(params["seeds"]), int(params["hidden_size"])
+    train, steps = bool(params["train"]), int(params["steps"])
+    peak, flops, ops = 0.0, 0.0, 0.0
+    for kind in kinds:
+        per_token, per_pair = _floats_kept(kind, d)
+        batches = [16] + ([64] if train else [])
+        kept = max(bb * t * (per_token + per_pair * t) for bb in batches)
+        # The no-grad test batch of 512 keeps one layer's activations at a time: attention's
+        # q, k, v, output and FF (~5 d) with scores and softmax; a recurrent model's in and out.
+        test = 512 * t * (5 * d + 2 * t if kind == "attention" else 3 * d) if train else 0
+        peak = max(peak, 4 * max(kept, test) + 4 * 12 * d * d)
+        forward = (
+            2 * t * (8 * d * d + 2 * t * d if kind == "attention" else _GATES[kind] * 2 * d * d)
+        )
+        passes = 3 * 16 + (3 * 64 * steps + 512 if train else 0)
+        flops += seeds * forward * passes
+        ops += seeds * (1 + (steps if train else 0)) * (30 if kind == "attention" else 12 * t)
+    return cost(
+        "long-range",
+        peak_bytes=peak,
+        f32_flops=flops,
+        ops=ops,
+        drivers=("distance", "steps", "seeds", "hidden_size"),
+    )
+
+
+_GATES = {"rnn": 1, "lstm": 4, "attention": 0}
+
+
+def _floats_kept(kind: str, d: int) -> tuple[int, int]:
+    """Floats autograd keeps per sequence position, and per position pair (attention scores)."""
+    if kind == "attention":
+        return 16 * d, 3  # qkv, FF (2d wide), norms; scores, softmax and its grad
+    return (2 + 6 * _GATES[kind]) * d, 0  # inputs and per-step hidden state and gates
 
 
 class _Model:
@@ -97,12 +140,23 @@ def _gradient_profile(model: _Model, length: int, device: str, gen: torch.Genera
     return [float(norms[length - 1 - j]) / last for j in range(1, length)]
 
 
-def _train(model: _Model, length: int, steps: int, device: str, gen: torch.Generator) -> float:
-    """Adam on the copy task; held-out accuracy at the end."""
+def _train(
+    model: _Model,
+    length: int,
+    steps: int,
+    ctx: RunContext,
+    gen: torch.Generator,
+    report: Callable[[int], None],
+) -> float:
+    """Adam on the copy task; held-out accuracy at the end. `report(step)` every 10 steps."""
     import torch
 
+    device = ctx.device
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for _ in range(steps):
+    for step in range(steps):
+        ctx.check()
+        if step % 10 == 0:
+            report(step)
         x, y = _batch(64, length, device, gen)
         assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
         loss = torch.nn.functional.cross_entropy(model.forward(model.features(x)), y)
@@ -115,11 +169,16 @@ def _train(model: _Model, length: int, steps: int, device: str, gen: torch.Gener
         return float((model.forward(model.features(x)).argmax(-1) == y).float().mean())
 
 
+def _report(ctx: RunContext, label: str, done: int, total: int, steps: int, step: int) -> None:
+    """Progress within one training run, as a share of all runs."""
+    ctx.step((done + step / steps) / total, f"{label}: training step {step}")
+
+
 def run(params: Params, ctx: RunContext) -> Outcome:
     """For each model and seed: the gradient profile at init, then (optionally) train."""
     import torch
 
-    from studykit.experiments.common import generator
+    from studykit.experiments.common import checked_autograd, generator
 
     kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
     k, seeds, d = int(params["distance"]), int(params["seeds"]), int(params["hidden_size"])
@@ -134,9 +193,11 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             torch.manual_seed(ctx.seed * 1000 + s)
             gen = generator(ctx.seed * 1000 + s)
             model = _Model(kind, d, length, ctx.device)
-            profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
-            if train:
-                accuracy[kind].append(_train(model, length, steps, ctx.device, gen))
+            with checked_autograd(ctx.check):
+                profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
+                if train:
+                    report = partial(_report, ctx, f"{kind}, seed {s}", done, total, steps)
+                    accuracy[kind].append(_train(model, length, steps, ctx, gen, report))
             done += 1
     mean_profile = {
         kind: [statistics.fmean(p[j] for p in runs) for j in range(k)]
@@ -211,4 +272,5 @@ EXPERIMENT = Experiment(
     summary="Gradient at distance k relative to distance 1 at init; optional training success.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
 )

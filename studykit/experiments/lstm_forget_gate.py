@@ -7,6 +7,7 @@ import math
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -17,6 +18,7 @@ from studykit.experiments.base import (
     Table,
 )
 from studykit.experiments.common import pick_ks
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param(
@@ -39,6 +41,22 @@ PARAMS = (
     ),
     Param("hidden_size", "int", 32, "hidden units", low=1, high=1024),
 )
+
+
+def estimate(params: Params) -> Cost:
+    """One forward-mode step on d copies: ~64 live d × d float64 tensors, ~25 d³ flops."""
+    d, length = int(params["hidden_size"]), int(params["length"])
+    # Primal and tangent of the 4d-wide gate pre-activations, their activations and products,
+    # next to the previous (h, c) and the SVD's copy of the Jacobian: 64 counted at d = 256-512.
+    return cost(
+        "lstm-forget-gate",
+        peak_bytes=64 * 8 * d * d + length * (8 * d + 200),
+        f64_flops=length * 24 * d**3,
+        f32_flops=64 * 16 * 16 * d * d,
+        svd_n3=length * d**3,
+        ops=length * 60 + 64 * 12,
+        drivers=("hidden_size", "length"),
+    )
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -68,6 +86,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             start.contiguous(), eye
         )
         for t in range(length):
+            ctx.check()
             if t % 32 == 0:
                 ctx.step(0.9 * t / length, f"step {t}")
             h, c = cell(x[t], (h, c))
@@ -143,6 +162,7 @@ EXPERIMENT = Experiment(
     summary="∂c_k/∂c_0 against f^k, and the mean forget gate of a default-initialised LSTM.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # Zeroed weights make every forget gate exactly f, so ∂c_k/∂c_0 = f^k · I.
     closed_forms=(
         ClosedForm("grad_at_k", "forget**length", rel_tol=1e-9, when=(("init", "zeroed"),)),

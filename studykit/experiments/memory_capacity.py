@@ -6,6 +6,7 @@ import math
 
 from studykit.experiments.base import (
     Answer,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -16,6 +17,7 @@ from studykit.experiments.base import (
     Table,
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param("hidden_size", "int", 64, "state size d (the bound on total capacity)", low=1, high=2048),
@@ -43,6 +45,24 @@ PARAMS = (
 _WASHOUT = 200
 
 
+def estimate(params: Params) -> Cost:
+    """States (steps × d), lag targets (samples × lags), lstsq's copies and the r² terms."""
+    d, samples = int(params["hidden_size"]), int(params["samples"])
+    lags = int(params["lags"]) or 2 * d
+    total = _WASHOUT + lags + samples
+    # Targets once, lstsq's copies of A and B (3/4 of the samples), then predictions, centred
+    # copies and their products on the held-out quarter.
+    floats = total * (d + 1) + samples * lags * (1 + 0.75 + 1.5) + 0.75 * samples * d
+    return cost(
+        "memory-capacity",
+        peak_bytes=8 * floats,
+        f64_flops=total * 2 * d * d + 0.75 * samples * (2 * d * d + 4 * d * lags),
+        bytes_moved=8 * 10 * samples * lags,
+        ops=total * 6,
+        drivers=("samples", "hidden_size", "lags"),
+    )
+
+
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Drive a random RNN with i.i.d. input; least-squares readouts of u_{t-k} from h_t."""
     import torch
@@ -59,6 +79,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     states = torch.empty(total, d, dtype=dt, device=ctx.device)
     h = torch.zeros(d, dtype=dt, device=ctx.device)
     for t in range(total):
+        ctx.check()
         if t % 500 == 0:
             ctx.step(0.6 * t / total, f"driving step {t}")
         pre = w @ h + w_in * u[t]
@@ -111,4 +132,5 @@ EXPERIMENT = Experiment(
     summary="Readouts of the input k steps back from h_t; total capacity against the bound d.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
 )

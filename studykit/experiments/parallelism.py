@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from studykit.experiments.base import (
     Answer,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -15,6 +16,7 @@ from studykit.experiments.base import (
     Table,
 )
 from studykit.experiments.common import graph_depth, synchronize, timed
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param("batch_size", "int", 32, "sequences per batch B", low=1, high=4096),
@@ -25,6 +27,29 @@ PARAMS = (
     Param("heads", "int", 4, "attention heads (must divide hidden_size)", low=1, high=64),
     Param("repeats", "int", 3, "timed runs (median) after one warm-up", low=1, high=100),
 )
+
+
+def estimate(params: Params) -> Cost:
+    """Inputs, the encoder's activations and B·heads·T² scores, the batch-1 graph for depths."""
+    b, t, d = int(params["batch_size"]), int(params["seq_len"]), int(params["hidden_size"])
+    layers, heads, repeats = int(params["layers"]), int(params["heads"]), int(params["repeats"])
+    gates = 4 if params["cell"] == "lstm" else 1
+    weights = layers * (2 * gates + 12) * d * d
+    # No-grad forward: x and the RNN output; the encoder keeps qkv, FF and norms (~10 B·T·d)
+    # and one layer's scores (softmax in place) at a time.
+    forward = 2 * b * t * d + 10 * b * t * d + b * heads * t * t
+    # Depths: batch 1 with autograd, every layer's scores and softmax kept, T unrolled cells.
+    depths = layers * (2 * heads * t * t + 12 * t * d) + t * (4 * gates * d + 300)
+    rnn_flops = 2 * layers * b * t * gates * 2 * d * d
+    attn_flops = 2 * layers * b * (12 * t * d * d + 2 * t * t * d)
+    return cost(
+        "parallelism",
+        peak_bytes=4 * (weights + forward + depths),
+        f32_flops=(repeats + 1) * (rnn_flops + attn_flops) + attn_flops / b,
+        bytes_moved=(repeats + 1) * layers * b * heads * t * t * 4 * 4,
+        ops=(repeats + 1) * layers * t * 4 * gates + t * 40 * gates,
+        drivers=("seq_len", "batch_size", "heads", "hidden_size", "layers", "repeats"),
+    )
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -47,12 +72,12 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     )
     x = torch.randn(b, t, d, device=dev)
     ctx.step(0.05, "graph depth")
-    depth_rnn, depth_attn = _depths(torch, rnn, encoder, t, d, cell, dev)
+    depth_rnn, depth_attn = _depths(rnn, encoder, t, d, cell, ctx)
     ctx.step(0.2, f"timing {cell}")
     with torch.no_grad():
-        rnn_s = timed(lambda: rnn(x), dev, repeats)
+        rnn_s = timed(lambda: rnn(x), dev, repeats, ctx.check)
         ctx.step(0.5, "timing transformer")
-        attn_s = timed(lambda: encoder(x), dev, repeats)
+        attn_s = timed(lambda: encoder(x), dev, repeats, ctx.check)
     synchronize(dev)
     gates = 4 if cell == "lstm" else 1
     rnn_flops = 2 * layers * b * t * gates * 2 * d * d
@@ -125,17 +150,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 
 
 def _depths(
-    torch: object, rnn: object, encoder: object, t: int, d: int, cell: str, dev: str
+    rnn: object, encoder: object, t: int, d: int, cell: str, ctx: RunContext
 ) -> tuple[int, int]:
     """Critical paths with batch 1: an unrolled cell (nn.RNN is one fused node) and the encoder."""
     import torch as tt
 
+    dev = ctx.device
     step = tt.nn.LSTMCell(d, d) if cell == "lstm" else tt.nn.RNNCell(d, d)
     step = step.to(dev)
     x = tt.randn(t, 1, d, device=dev, requires_grad=True)
     h = tt.zeros(1, d, device=dev)
     state: object = (h, h.clone()) if cell == "lstm" else h
     for i in range(t):
+        ctx.check()
         state = step(x[i], state)
     last = state[0] if isinstance(state, tuple) else state
     assert isinstance(last, tt.Tensor) and callable(encoder)
@@ -149,4 +176,5 @@ EXPERIMENT = Experiment(
     summary="Sequential steps, FLOPs, autograd depth and wall time: RNN/LSTM vs. transformer.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
 )

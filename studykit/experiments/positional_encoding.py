@@ -5,6 +5,7 @@ from __future__ import annotations
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -14,6 +15,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param("positions", "int", 128, "positions p = 0 … positions-1", low=2, high=10_000),
@@ -35,6 +37,19 @@ def encodings(positions: int, d_model: int, base: float, device: str) -> object:
     return pe
 
 
+def estimate(params: Params) -> Cost:
+    """The n × n Gram matrix, and about five n × d tables (PE, angles, sin/cos, rotation)."""
+    n, d = int(params["positions"]), int(params["d_model"])
+    return cost(
+        "positional-encoding",
+        peak_bytes=8 * n * n + 5 * 8 * n * d + 100 * n,
+        f64_flops=2 * n * n * d,
+        bytes_moved=3 * 8 * n * n + 20 * 8 * n * d,
+        ops=6 * n,
+        drivers=("positions", "d_model"),
+    )
+
+
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Build the table, then check the dot products and the rotation numerically."""
     import torch
@@ -51,6 +66,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     # For each offset k, every pair (p, p+k) should give the same dot product.
     spread, by_k = 0.0, []
     for k in range(n):
+        ctx.check()
         diag = torch.diagonal(gram, offset=k)
         by_k.append(float(diag[0]))
         spread = max(spread, float((diag - diag[0]).abs().max()))
@@ -98,6 +114,7 @@ EXPERIMENT = Experiment(
     summary="PE values; PE(p)·PE(p+k) depends only on k; PE(p+k) is a rotation of PE(p).",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     closed_forms=(
         ClosedForm("pe_0_norm2", "d_model/2", rel_tol=1e-12),
         ClosedForm("pe_1_0", "sin(1)", rel_tol=1e-12),

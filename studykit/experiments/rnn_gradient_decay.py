@@ -7,6 +7,7 @@ import math
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
+    Cost,
     Experiment,
     Outcome,
     Param,
@@ -17,6 +18,7 @@ from studykit.experiments.base import (
     Table,
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param(
@@ -40,6 +42,32 @@ PARAMS = (
         high=100,
     ),
 )
+# Work per backward segment (a batched d×d step and one SVD each, ~24 d³ flops): about 0.2 s
+# here, so a cancel lands well within a second.
+_SEGMENT_FLOPS = 2e8
+
+
+def segment_steps(d: int) -> int:
+    """Steps of the batched backward pass per autograd call (at least one)."""
+    return max(1, int(_SEGMENT_FLOPS // (24 * d**3)))
+
+
+def estimate(params: Params) -> Cost:
+    """Forward graph (a state and ~1 KiB of autograd nodes per step) and one backward segment."""
+    d, length = int(params["hidden_size"]), int(params["length"])
+    span = min(length, segment_steps(d))
+    forward = length * (3 * 8 * d + 1024)
+    # A segment's Jacobians are held three times (the grads, their stack, the SVD's copy),
+    # plus a few d × d temporaries of the batched step; ~200 B of Python floats per step.
+    segment = (3 * span + 4) * 8 * d * d
+    return cost(
+        "rnn-gradient-decay",
+        peak_bytes=forward + segment + 200 * length,
+        f64_flops=length * (4 * d * d + 2 * d**3),
+        svd_n3=length * d**3,
+        ops=length * 12,
+        drivers=("hidden_size", "length"),
+    )
 
 
 def run(params: Params, ctx: RunContext) -> Outcome:
@@ -61,13 +89,20 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             ctx.step(0.5 * t / length, f"forward step {t}")
         h = torch.tanh(w_hh @ h + w_xh @ inputs[t])
         states.append(h)
-    ctx.step(0.5, "backward")
-    # Row i of every Jacobian ∂h_T/∂h_t comes from backpropagating the basis vector e_i.
-    basis = torch.eye(d, dtype=dt, device=ctx.device)
-    rows = torch.autograd.grad(states[-1], states, grad_outputs=basis, is_grads_batched=True)
-    ctx.step(0.8, "norms")
-    jacobians = torch.stack(list(reversed(rows)))  # index k: ∂h_T/∂h_{T-k}
-    norms = torch.linalg.matrix_norm(jacobians, ord=2).tolist()
+    # Row i of every Jacobian ∂h_T/∂h_t comes from backpropagating the basis vector e_i, a
+    # few steps at a time: each call frees its part of the graph and a cancel lands between.
+    jac = torch.eye(d, dtype=dt, device=ctx.device)
+    norms = torch.linalg.matrix_norm(jac.unsqueeze(0), ord=2).tolist()  # index k: k steps back
+    span = segment_steps(d)
+    for end in range(length, 0, -span):
+        ctx.step(0.5 + 0.5 * (length - end) / length, f"backward from step {end}")
+        start = max(0, end - span)
+        rows = torch.autograd.grad(
+            states[end], states[start:end], grad_outputs=jac, is_grads_batched=True
+        )
+        norms.extend(torch.linalg.matrix_norm(torch.stack(rows[::-1]), ord=2).tolist())
+        jac = rows[0]
+        del rows
     bound = [rho**k for k in range(length + 1)]
     ks = list(range(length + 1))
     below = next((k for k, n in enumerate(norms) if n <= 0.01), -1)
@@ -111,6 +146,7 @@ EXPERIMENT = Experiment(
     summary="‖∂h_T/∂h_{T-k}‖ for every k through a tanh RNN with W_hh at spectral radius ρ.",
     params=PARAMS,
     run=run,
+    estimate=estimate,
     # Zero input keeps tanh' = 1 and W_hh is ρ times an orthogonal matrix: the norm is ρ^k.
     closed_forms=(
         ClosedForm("norm_at_T", "rho**length", rel_tol=1e-9, when=(("input_scale", 0.0),)),
