@@ -151,7 +151,7 @@ def _unwrapped(text: str) -> str:
     return text[1:-1] if text.startswith("(") and _wrapped(text) else text
 
 
-def _superscript(content: str) -> str:
+def superscript(content: str) -> str:
     """A superscript in Unicode, `*` as is, else `^(…)` (never a half-converted one)."""
     compact = content.replace(" ", "")
     if all(ch in SUPERSCRIPTS for ch in compact):
@@ -165,9 +165,9 @@ def _identifier(base: str, content: str) -> bool:
     """True when `base_content` is one name (`d_model`, `seq_len`) rather than an index."""
     if not _WORD.fullmatch(content):
         return False
-    return len(content) >= 2 and _WORD.fullmatch(base) is not None and len(base) >= 2 or (
-        len(content) >= 3 and not all(ch in SUBSCRIPTS for ch in content)
-    )
+    if _WORD.fullmatch(base) and len(base) >= 2:  # `\mathrm{seq}_{len}` is `seq_len`
+        return len(content) >= 2
+    return len(content) >= 3 and not all(ch in SUBSCRIPTS for ch in content)
 
 
 def _subscript(content: str, *, bracketed: bool = False) -> str:
@@ -224,7 +224,7 @@ class _Parser:
             self.pos = j + 1
             arg = self.arg().strip()
             if self.toks[j] == "^":
-                base += _superscript(arg)
+                base += superscript(arg)
             elif _identifier(key, arg):
                 base = f"{base}_{arg} " if self.word_follows() else f"{base}_{arg}"
             else:
@@ -342,7 +342,7 @@ class _Parser:
         if name in ("overset", "stackrel", "underset"):
             over, base = self.arg().strip(), self.arg().strip()
             sub = name == "underset"
-            return base + (_subscript(over) if sub else _superscript(over))
+            return base + (_subscript(over) if sub else superscript(over))
         if name == "pmod":
             return f" (mod {self.arg().strip()})"
         if name == "begin":
@@ -360,7 +360,7 @@ class _Parser:
             index = self.expr("]").strip()
         body = self.arg().strip()
         roots = {"": "√", "2": "√", "3": "∛", "4": "∜"}
-        root = roots.get(index) or _superscript(index) + "√"
+        root = roots.get(index) or superscript(index) + "√"
         return root + (body if not body or _ATOM.fullmatch(body) or _wrapped(body) else f"({body})")
 
     def environment(self, env: str) -> str:
