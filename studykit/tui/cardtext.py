@@ -125,6 +125,12 @@ def plain_text(markdown: str, width: int = 100) -> str:
     return "\n".join(line.rstrip() for line in captured.get().strip("\n").splitlines())
 
 
+def one_line(markdown: str, limit: int = 90) -> str:
+    """Terminal markdown as one plain line of at most `limit` characters (lists of cards)."""
+    text = " ".join(plain_text(markdown, width=10_000).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def card_markdown(card: Card, note: Note | None, seed: int) -> tuple[str, str]:
     """(front, back) as review shows them; a computed card as its variant for `seed`, answered."""
     if card.kind not in COMPUTED_KINDS:

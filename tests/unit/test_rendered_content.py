@@ -22,6 +22,7 @@ from studykit.tui.cardtext import (
     cited_markdown,
     expected_text,
     front_markdown,
+    one_line,
     plain_text,
     worked_text,
 )
@@ -244,3 +245,10 @@ def test_show_prints_plain_rendered_text(kind: str, item: str) -> None:
     assert raw_pieces(result.output) == []
     if item.endswith("computed"):  # one variant, answered
         assert "Expected: " in result.output and "Worked: " in result.output
+
+
+def test_one_line_is_plain_and_short(library: Library) -> None:
+    deck = library.decks["rnn-limitations"]
+    card = next(c for c in deck.cards if c.id == "rnn-recurrence-cloze")
+    assert one_line(front_markdown(card)) == "Vanilla RNN recurrence: hₜ = [...]"
+    assert one_line(back_markdown(card), limit=40) == "Vanilla RNN recurrence: hₜ = tanh(Wₕₕ h…"
