@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
 from textual.widgets import Button, Input, OptionList, Static
 
+from studykit.config import Settings
 from studykit.experiments import availability
 from studykit.experiments.base import Result
+from studykit.experiments.budget import Budget
 from studykit.experiments.device import torch_version
 from studykit.loading import Library
 from studykit.session import StudySession
@@ -100,9 +103,11 @@ async def test_run_to_the_end_then_again_from_the_cache(
 
 
 async def test_typing_an_invalid_value_disables_run_and_escape_cancels_a_run(
-    make_session: MakeSession, small_library: Library
+    make_session: MakeSession, small_library: Library, tmp_settings: Settings
 ) -> None:
-    session = make_session(small_library)
+    # The long run below is over the default budget; an hour lets it start, to cancel it.
+    hour = replace(tmp_settings, experiment_budget=Budget(seconds=3600.0))
+    session = make_session(small_library, settings=hour)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_experiments(pilot, app)

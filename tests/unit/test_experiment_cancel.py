@@ -8,7 +8,7 @@ import pytest
 
 from studykit.experiments.base import Cancelled
 from studykit.experiments.common import checked_autograd
-from studykit.experiments.runner import run_experiment
+from studykit.experiments.runner import run_in_process
 
 torch = pytest.importorskip("torch")
 
@@ -55,7 +55,7 @@ class CancelAfter:
 def test_cancel_lands_within_a_second(name: str, params: dict[str, object], prefix: str) -> None:
     flag = CancelAfter(prefix)
     with pytest.raises(Cancelled):
-        run_experiment(name, params, device="cpu", progress=flag.progress, cancelled=flag)
+        run_in_process(name, params, device="cpu", progress=flag.progress, cancelled=flag)
     assert flag.flagged_at is not None, f"never reached {prefix!r}: {flag.seen}"
     took = time.perf_counter() - flag.flagged_at
     print(f"{name} {params}: cancelled {took:.3f} s after the flag")

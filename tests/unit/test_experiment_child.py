@@ -12,9 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from studykit.experiments import process
+from studykit.experiments import process, registry
 from studykit.experiments.base import Cancelled, Experiment, ExperimentFailed, ParamError
-from studykit.experiments.budget import MIB, Budget, LimitExceeded, OverBudget
+from studykit.experiments.budget import MIB, Budget, LimitExceeded, OverBudget, estimate
+from studykit.experiments.params import validate
 from studykit.experiments.runner import run_experiment
 from tests.experiment_fixtures import (
     ALL,
@@ -237,12 +238,16 @@ def test_every_built_in_runs_tiny_under_a_small_budget(
     threads: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The address-space limit is what torch maps + the budget + slack for torch's own use.
-    # With no budget at all, the slack alone must carry a tiny run (with none, they fail).
+    # A budget of exactly a tiny run's own estimate must carry it, at 2 and at 16 threads.
     from benchmarks.rlimit_overhead import TINY
 
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     for name, params in TINY.items():
-        run_experiment(name, params, device="cpu", budget=Budget(bytes=0))
+        experiment = registry.get(name)
+        cost = estimate(experiment, validate(experiment, params))
+        assert cost is not None
+        budget = Budget(bytes=cost.peak_bytes, seconds=max(cost.seconds, 60.0))
+        run_experiment(name, params, device="cpu", budget=budget)
 
 
 def test_runs_never_import_torch_here() -> None:
