@@ -26,6 +26,7 @@ from studykit.srs.records import (
     to_us,
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration, check_migrations
+from studykit.srs.writable import read_only_reason
 
 __all__ = [
     "LATEST_VERSION",
@@ -53,14 +54,12 @@ class StoreError(StudykitError):
     """The study database cannot be opened or used; the message says which file and why."""
 
 
-def _read_version(path: Path) -> int:
-    """Schema version of an existing file, read without writing to it."""
-    try:
-        # immutable: a look that creates no -wal/-shm files, so a refused file's folder stays
-        # as it was. It may miss commits still in the WAL; `open` re-reads once connected.
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-    except sqlite3.Error as error:
-        raise StoreError(f"{path}: cannot open the study database ({error})") from error
+def _read_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version this connection sees (0 for an empty database); foreign files refused.
+
+    Read through an ordinary connection, so commits still in the WAL count: a database whose
+    newest pages live only in the WAL (a checkpoint that failed half way) reads correctly.
+    """
     try:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         if not tables:
@@ -68,13 +67,13 @@ def _read_version(path: Path) -> int:
         if "meta" not in tables:
             raise StoreError(f"{path}: not a studykit database (no `meta` table)")
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None or not str(row[0]).isdigit():
-            raise StoreError(f"{path}: not a studykit database (no schema version)")
-        return int(row[0])
+    except sqlite3.OperationalError:
+        raise  # busy or locked: the caller retries
     except sqlite3.DatabaseError as error:
         raise StoreError(f"{path}: not a readable SQLite database ({error})") from error
-    finally:
-        conn.close()
+    if row is None or not str(row[0]).isdigit():
+        raise StoreError(f"{path}: not a studykit database (no schema version)")
+    return int(row[0])
 
 
 def _retry_busy(step: Callable[[], int]) -> int:
@@ -103,12 +102,15 @@ def _newer(path: Path, version: int, latest: int) -> StoreError:
     )
 
 
-def _current_version(conn: sqlite3.Connection) -> int:
-    """The schema version as this connection sees it now (0 for an empty database)."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
-        return 0
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
+    """The error for a database that cannot be opened; a read-only place is named plainly."""
+    blocked = read_only_reason(path)
+    if blocked is None:
+        return StoreError(f"{path}: cannot {doing} ({error})")
+    return StoreError(
+        f"{path}: cannot {doing}: {blocked}. studykit keeps your review history there; "
+        "make it writable, or choose another folder with --data-dir (or STUDYKIT_DATA_DIR)"
+    )
 
 
 def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
@@ -139,19 +141,24 @@ class Store:
 
     @classmethod
     def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Store:
-        """Open (creating or migrating) the database at `path`; a newer schema is refused."""
+        """Open (creating or migrating) the database at `path`; a newer schema is refused.
+
+        The version is read before anything is written: a refused file keeps its bytes, and
+        the -wal/-shm files SQLite makes while reading go away when the connection closes.
+        """
         path = Path(path)
         latest = check_migrations(migrations)
-        version = _read_version(path) if path.exists() and path.stat().st_size > 0 else 0
-        if version > latest:
-            raise _newer(path, version, latest)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"{path}: cannot open the study database ({error})") from error
-        store = cls(conn, path, version=version)
+            raise _cannot(path, "open the study database", error) from error
+        store = cls(conn, path, version=0)
         try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = _retry_busy(lambda: _read_version(conn, path))
+            if version > latest:
+                raise _newer(path, version, latest)
             version = store.schema_version = _retry_busy(store._first_open)
             if version > latest:
                 raise _newer(path, version, latest)
@@ -161,7 +168,7 @@ class Store:
                 store._migrate(migrations, version)
         except sqlite3.Error as error:
             conn.close()
-            raise StoreError(f"{path}: cannot prepare the study database ({error})") from error
+            raise _cannot(path, "prepare the study database", error) from error
         except BaseException:
             conn.close()
             raise
@@ -170,7 +177,7 @@ class Store:
     def _first_open(self) -> int:
         """Configure the connection and read the schema version it sees."""
         self._configure()
-        return _current_version(self._conn)
+        return _read_version(self._conn, self.path)
 
     def _configure(self) -> None:
         conn = self._conn
@@ -189,7 +196,7 @@ class Store:
             try:
                 with self._transaction() as conn:
                     # Another process may have migrated between our read and this write lock.
-                    if _current_version(conn) >= migration.version:
+                    if _read_version(conn, self.path) >= migration.version:
                         self.schema_version = migration.version
                         continue
                     for statement in migration.statements:
