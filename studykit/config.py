@@ -19,12 +19,14 @@ import platformdirs
 
 import studykit
 from studykit.errors import StudykitError
+from studykit.files import FileRefused, read_regular
 
 ENV_ROOT = "STUDYKIT_ROOT"
 ENV_DATA_DIR = "STUDYKIT_DATA_DIR"
 CONFIG_FILENAME = "config.toml"
 DATABASE_FILENAME = "studykit.sqlite3"
 APP_NAME = "studykit"
+_MAX_CONFIG_BYTES = 64 * 1024  # a handful of keys; anything larger is not a settings file
 
 
 class ConfigError(StudykitError):
@@ -132,11 +134,11 @@ def _check_value(path: Path, key: str, value: object) -> float:
 
 def _read_overrides(path: Path) -> dict[str, float]:
     """The checked key/value pairs of config.toml; empty when the file is absent."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, UnicodeDecodeError) as error:
+    try:
+        text = read_regular(path, limit=_MAX_CONFIG_BYTES).decode("utf-8")
+    except (FileRefused, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the settings file ({error})") from error
     try:
         table = tomllib.loads(text)

@@ -99,9 +99,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 clean, 1 problems found, 2 a file could not be read or is invalid."""
-        if self.unreadable:
-            return 2
+        """0 clean, 1 problems found (a file that did not load is one, as in every command)."""
         return 1 if self.problems else 0
 
     def summary(self) -> str:

@@ -51,7 +51,7 @@ def check(
 
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, K problems`, M = computed cards). Exit 0 clean,
-    1 problems found, 2 a file could not be read or is invalid.
+    1 problems found (a file that did not load is one), 2 a PATH that cannot be checked.
     """
     from studykit.checking import CheckInputError, run_check
 
