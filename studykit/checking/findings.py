@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from studykit.terminal import one_line
+
 ProblemKind = Literal["load", "claim", "card", "experiment"]
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
 EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")
@@ -34,8 +36,8 @@ class Problem:
 
     def __str__(self) -> str:
         if self.kind == "load" or self.subject is None:
-            return f"{self.path}:{self.line}:{self.column}: {self.message}"
-        return f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}"
+            return one_line(f"{self.path}:{self.line}:{self.column}: {self.message}")
+        return one_line(f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}")
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -46,6 +46,7 @@ def obsidian(source: Path, output_text: str | None) -> None:
     from studykit.files import FileRefused, read_regular
     from studykit.importers.deckyaml import deck_yaml, validate
     from studykit.importers.obsidian import parse_obsidian
+    from studykit.terminal import one_line
 
     try:
         text = read_regular(source).decode("utf-8-sig")
@@ -67,7 +68,7 @@ def obsidian(source: Path, output_text: str | None) -> None:
 
     report_to_stderr = output is None
     for line in found.report:
-        click.echo(f"{source}:{line}", err=report_to_stderr)
+        click.echo(one_line(f"{source}:{line}"), err=report_to_stderr)
     cards = sum(len(deck.cards) for deck in found.decks)
     skipped = sum(not line.used for line in found.report)
     if output is None:

@@ -13,6 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Markdown, Rule, Static
 
 from studykit.session import Rating, StudyCard, StudySession
+from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.format import format_interval
 from studykit.tui.guard import shown_on_screen
@@ -150,7 +151,9 @@ class ReviewScreen(Screen[None]):
         await self.query_one("#back", Markdown).update("")
         self.set_class(False, "-revealed")
         self.query_one("#review-deck", Static).update(
-            Text.assemble(card.deck.name, (f"  ·  {STATE_LABELS[card.state]}", "dim"))
+            Text.assemble(
+                terminal_safe(card.deck.name), (f"  ·  {STATE_LABELS[card.state]}", "dim")
+            )
         )
         leech = self.query_one("#leech", Static)
         leech.display = card.leech
