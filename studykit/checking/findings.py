@@ -73,6 +73,7 @@ class Report:
     cards_with_evidence: int = 0
     evidence: dict[str, int] = field(default_factory=dict)  # kind -> cards that give it
     experiment_only: int = 0  # cards whose one evidence needs `--run-experiments`
+    warnings: list[Problem] = field(default_factory=list)  # shown; the exit status ignores them
 
     def count_evidence(self, kinds: tuple[str, ...]) -> None:
         """Count one computed card's kinds of evidence (none, one or several)."""
@@ -120,6 +121,7 @@ class Report:
             "evidence": dict(self.evidence),
             "experiment_only": self.experiment_only,
             "problems": [problem.to_json() for problem in self.problems],
+            "warnings": [warning.to_json() for warning in self.warnings],
         }
         if self.experiments is not None:
             document["experiments"] = {

@@ -13,6 +13,7 @@ from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
 from studykit.errors import StudykitError
+from studykit.expressions.scripts import mixed_scripts, names_in
 from studykit.loading import Library, load_library
 from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
 
@@ -111,6 +112,21 @@ def _check_link(
         )
 
 
+def _warn_scripts(
+    root: Path,
+    origin: Origin | None,
+    kind: ProblemKind,
+    subject: str,
+    texts: tuple[str | None, ...],
+    report: Report,
+) -> None:
+    """Warn (without failing) when an expression's names mix look-alike writing systems."""
+    names = [name for text in texts if text for name in names_in(text)]
+    warning = mixed_scripts(names)
+    if warning is not None:
+        report.warnings.append(_problem(root, origin, kind, subject, Finding(warning)))
+
+
 def check_library(library: Library, scope: Scope, report: Report) -> None:
     """Add the load problems, claims and computed cards of `scope` to `report`."""
     root = library.root
@@ -126,6 +142,9 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             continue
         for section in note.sections:
             for claim in section.claims:
+                _warn_scripts(
+                    root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report
+                )
                 report.claims += 1
                 finding = check_claim(claim)
                 if finding is not None:
@@ -141,6 +160,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
                 _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:
                 continue
+            _warn_scripts(root, card.origin, "card", card.id, (card.answer, card.defines), report)
             report.cards += 1
             findings, tried = check_card(card)
             report.variants += tried
@@ -166,4 +186,5 @@ def run_check(
 
             check_experiments(library, scope, report)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
+    report.warnings.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

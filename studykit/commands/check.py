@@ -67,6 +67,8 @@ def check(
     else:
         for problem in report.problems:
             click.echo(str(problem))
+        for warning in report.warnings:
+            click.echo(f"warning: {warning}")
         if report.experiments is not None and report.experiments.note:
             click.echo(f"experiments: {report.experiments.note}")
         evidence = report.evidence_line(ran_experiments=run_experiments)
