@@ -163,6 +163,9 @@ cli.add_command(import_group)
 from studykit.commands.schema import schema  # noqa: E402
 
 cli.add_command(schema)
+from studykit.commands.doctor import doctor  # noqa: E402
+
+cli.add_command(doctor)
 
 
 def _describe(error: BaseException) -> str:

@@ -48,6 +48,7 @@ class Settings:
     relearning_steps: tuple[timedelta, ...] = field(default=(timedelta(minutes=10),))
     rollover_hour: int = 4
     leech_lapses: int = 8
+    backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
 
     @property
@@ -77,6 +78,7 @@ _RULES: Mapping[str, _Rule] = {
     "reviews_per_day": _Rule(int, 0, 99999, "a whole number from 0 to 99999, e.g. 200"),
     "rollover_hour": _Rule(int, 0, 23, "a whole number from 0 to 23, e.g. 4"),
     "leech_lapses": _Rule(int, 1, 999, "a whole number from 1 to 999, e.g. 8"),
+    "backups_kept": _Rule(int, 0, 365, "a whole number from 0 (no daily backups) to 365, e.g. 10"),
 }
 
 
@@ -176,4 +178,5 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         reviews_per_day=int(given.get("reviews_per_day", defaults.reviews_per_day)),
         rollover_hour=int(given.get("rollover_hour", defaults.rollover_hour)),
         leech_lapses=int(given.get("leech_lapses", defaults.leech_lapses)),
+        backups_kept=int(given.get("backups_kept", defaults.backups_kept)),
     )

@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -16,6 +16,7 @@ from typing import Any, Self
 from fsrs import Rating, State
 
 from studykit.errors import StudykitError
+from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
 from studykit.srs.records import (
     ANSWER_COLUMNS,
     STATE_COLUMNS,
@@ -102,6 +103,19 @@ def _newer(path: Path, version: int, latest: int) -> StoreError:
     )
 
 
+def _with_backup_hint(path: Path, error: StoreError) -> StoreError:
+    """`error`, naming the newest backup and the doctor when the file itself is the trouble."""
+    text = str(error)
+    about_access = ("newer studykit", "cannot be written", "is read-only")
+    newest = None if any(words in text for words in about_access) else newest_backup(path)
+    if newest is None:
+        return error
+    return StoreError(
+        f"{text}; the newest backup is {newest.path} ({newest.taken:%Y-%m-%d %H:%M} UTC): "
+        "`studykit doctor` checks the file, `studykit doctor --restore newest` restores it"
+    )
+
+
 def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
     """The error for a database that cannot be opened; a read-only place is named plainly."""
     blocked = read_only_reason(path)
@@ -111,22 +125,6 @@ def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
         f"{path}: cannot {doing}: {blocked}. studykit keeps your review history there; "
         "make it writable, or choose another folder with --data-dir (or STUDYKIT_DATA_DIR)"
     )
-
-
-def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
-    """Copy the database (consistently, through SQLite's backup API) next to it."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    target = path.with_name(f"{path.name}.v{version}-{stamp}.bak")
-    counter = 1
-    while target.exists():
-        counter += 1
-        target = path.with_name(f"{path.name}.v{version}-{stamp}-{counter}.bak")
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    return target
 
 
 class Store:
@@ -140,13 +138,28 @@ class Store:
         self.backup_path: Path | None = None
 
     @classmethod
-    def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Store:
+    def open(
+        cls,
+        path: Path,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        backups_kept: int = 0,
+    ) -> Store:
         """Open (creating or migrating) the database at `path`; a newer schema is refused.
 
         The version is read before anything is written: a refused file keeps its bytes, and
         the -wal/-shm files SQLite makes while reading go away when the connection closes.
+        An existing database is copied to `backups/` before a migration and, when
+        `backups_kept` > 0, at the first open of each day; the newest `backups_kept` stay.
+        A database that cannot be read names its newest backup in the error.
         """
-        path = Path(path)
+        try:
+            return cls._open(Path(path), migrations, backups_kept)
+        except StoreError as error:
+            raise _with_backup_hint(Path(path), error) from error.__cause__
+
+    @classmethod
+    def _open(cls, path: Path, migrations: Sequence[Migration], backups_kept: int) -> Store:
         latest = check_migrations(migrations)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,9 +175,12 @@ class Store:
             version = store.schema_version = _retry_busy(store._first_open)
             if version > latest:
                 raise _newer(path, version, latest)
+            keep = backups_kept or DEFAULT_KEPT
+            if 0 < version < latest:
+                store.backup_path = take_backup(conn, path, f"v{version}", keep=keep).path
+            elif version > 0 and backups_kept > 0 and due_daily(path, datetime.now().astimezone()):
+                store.backup_path = take_backup(conn, path, "daily", keep=keep).path
             if version < latest:
-                if version > 0:
-                    store.backup_path = _backup(conn, path, version)
                 store._migrate(migrations, version)
         except sqlite3.Error as error:
             conn.close()

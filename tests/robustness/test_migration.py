@@ -56,7 +56,7 @@ def test_cli_migrates_an_older_schema_after_a_backup(
     Store.open(database).close()
     with Store.open(database, migrations=(*MIGRATIONS, newer)) as store:
         backup = store.backup_path
-    assert backup is not None and backup.parent == data_dir
+    assert backup is not None and backup.parent == data_dir / "backups"
     copy = sqlite3.connect(backup)
     try:
         assert copy.execute("SELECT value FROM meta").fetchone() == (str(LATEST_VERSION),)
