@@ -65,13 +65,16 @@ def take_backup(conn: sqlite3.Connection, database: Path, reason: str, *, keep: 
     taken = datetime.now(UTC)
     target = folder / f"studykit-{taken:%Y%m%dT%H%M%S%f}Z-{reason}{SUFFIX}"
     partial = target.with_name(f".{target.name}.partial")
-    dest = sqlite3.connect(partial)
     try:
-        conn.backup(dest)
-        dest.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no -wal beside
+        dest = sqlite3.connect(partial)
+        try:
+            conn.backup(dest)
+            dest.execute("PRAGMA journal_mode = DELETE")  # one self-contained file, no -wal
+        finally:
+            dest.close()
+        partial.replace(target)
     finally:
-        dest.close()
-    partial.replace(target)
+        partial.unlink(missing_ok=True)
     for old in list_backups(database)[max(keep, 1) :]:
         old.path.unlink(missing_ok=True)
     return Backup(target, taken, reason)

@@ -136,6 +136,7 @@ class Store:
         self.path = path
         self.schema_version = version
         self.backup_path: Path | None = None
+        self.backup_problem: str | None = None
 
     @classmethod
     def open(
@@ -179,7 +180,7 @@ class Store:
             if 0 < version < latest:
                 store.backup_path = take_backup(conn, path, f"v{version}", keep=keep).path
             elif version > 0 and backups_kept > 0 and due_daily(path, datetime.now().astimezone()):
-                store.backup_path = take_backup(conn, path, "daily", keep=keep).path
+                store._daily_backup(keep)
             if version < latest:
                 store._migrate(migrations, version)
         except sqlite3.Error as error:
@@ -189,6 +190,13 @@ class Store:
             conn.close()
             raise
         return store
+
+    def _daily_backup(self, keep: int) -> None:
+        """Take the day's backup; a failure (disk full) is noted, and studying goes on."""
+        try:
+            self.backup_path = take_backup(self._conn, self.path, "daily", keep=keep).path
+        except (OSError, sqlite3.Error) as error:
+            self.backup_problem = f"the daily backup failed ({error})"
 
     def _first_open(self) -> int:
         """Configure the connection and read the schema version it sees."""

@@ -124,3 +124,13 @@ def test_doctor_exports_the_review_log_as_json_lines(study_root: Path, tmp_path:
     assert rows[0]["after"]["card_id"] == "c0" and rows[0]["reviewed_at"].startswith("2026-03-02")
     missing = _studykit(study_root, data_dir, "doctor", "--restore", "nope")
     assert missing.returncode == 1 and "no backups" in missing.stderr
+
+
+def test_a_failed_daily_backup_does_not_stop_studying(tmp_path: Path) -> None:
+    database = tmp_path / "data" / "studykit.sqlite3"
+    _with_reviews(database, 3)
+    (database.parent / "backups").write_text("a file where the folder should be")
+    with Store.open(database, backups_kept=3) as store:
+        assert store.backup_path is None
+        assert store.backup_problem is not None and "daily backup failed" in store.backup_problem
+        assert store._query("SELECT count(*) FROM review_log") == [(3,)]
