@@ -55,6 +55,14 @@ def _refuse_special(mode: int) -> None:
         )
 
 
+def special_kind(path: Path) -> str | None:
+    """`a folder`, `a named pipe (FIFO)`, ... for an existing non-regular file; else None."""
+    try:
+        return _kind(os.stat(path).st_mode)
+    except OSError:
+        return None
+
+
 def _too_large(size: int, limit: int) -> FileTooLarge:
     return FileTooLarge(
         f"the file is {size / 1_048_576:.1f} MB, over the {limit / 1_048_576:g} MB limit"

@@ -16,6 +16,7 @@ from typing import Any, Self
 from fsrs import Rating, State
 
 from studykit.errors import StudykitError
+from studykit.files import special_kind
 from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
 from studykit.srs.records import (
     ANSWER_COLUMNS,
@@ -162,6 +163,9 @@ class Store:
     @classmethod
     def _open(cls, path: Path, migrations: Sequence[Migration], backups_kept: int) -> Store:
         latest = check_migrations(migrations)
+        kind = special_kind(path)
+        if kind is not None:
+            raise StoreError(f"{path}: this is {kind}, not a database file; move it out of the way")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)

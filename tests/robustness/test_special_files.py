@@ -85,3 +85,21 @@ def test_a_fifo_as_config_file_is_refused(study_root: Path, tmp_path: Path) -> N
     assert result.returncode == 2
     assert result.stderr.startswith(f"studykit: error: {data_dir / 'config.toml'}: cannot read")
     assert "named pipe" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_a_database_path_that_is_not_a_file(study_root: Path, tmp_path: Path, kind: str) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    database = data_dir / "studykit.sqlite3"
+    if kind == "fifo":
+        os.mkfifo(database)
+    else:
+        database.mkdir()
+    result = _studykit(study_root, data_dir, "decks")
+    assert result.returncode == 1
+    words = "a named pipe (FIFO)" if kind == "fifo" else "a folder"
+    assert result.stderr == (
+        f"studykit: error: {database}: this is {words}, not a database file; "
+        "move it out of the way\n"
+    )
