@@ -190,6 +190,9 @@ class Store:
         except sqlite3.Error as error:
             conn.close()
             raise _cannot(path, "prepare the study database", error) from error
+        except OSError as error:  # the backup before an upgrade could not be written
+            conn.close()
+            raise _cannot(path, "back up the study database before upgrading it", error) from error
         except BaseException:
             conn.close()
             raise

@@ -10,8 +10,10 @@ import sys
 from contextlib import closing
 from pathlib import Path
 
+import pytest
+
 from studykit.srs.backups import list_backups
-from studykit.srs.store import LATEST_VERSION, MIGRATIONS, Migration, Store
+from studykit.srs.store import LATEST_VERSION, MIGRATIONS, Migration, Store, StoreError
 from tests.robustness.conftest import child_env
 from tests.robustness.test_wal_only import REVIEWS, _answer, wal_only_database
 
@@ -134,3 +136,14 @@ def test_a_failed_daily_backup_does_not_stop_studying(tmp_path: Path) -> None:
         assert store.backup_path is None
         assert store.backup_problem is not None and "daily backup failed" in store.backup_problem
         assert store._query("SELECT count(*) FROM review_log") == [(3,)]
+
+
+def test_no_upgrade_without_its_backup(tmp_path: Path) -> None:
+    database = tmp_path / "data" / "studykit.sqlite3"
+    _with_reviews(database, 2)
+    (database.parent / "backups").write_text("a file where the folder should be")
+    newer = Migration(LATEST_VERSION + 1, "test", ("CREATE TABLE extra (x INTEGER)",))
+    with pytest.raises(StoreError, match="back up the study database before upgrading"):
+        Store.open(database, migrations=(*MIGRATIONS, newer))
+    with Store.open(database) as store:
+        assert store.schema_version == LATEST_VERSION
