@@ -92,7 +92,9 @@ def _problem_json(problem: LoadProblem) -> dict[str, Any]:
 def _deck_table(rows: Sequence[dict[str, Any]]) -> list[str]:
     headers = ("ID", "NAME", "NEW", "LEARN", "DUE", "TOTAL")
     keys = ("id", "name", "new", "learning", "due", "total")
-    cells = [headers, *[tuple(str(row[k]) for k in keys) for row in rows]]
+    from studykit.terminal import terminal_safe
+
+    cells = [headers, *[tuple(terminal_safe(str(row[k])) for k in keys) for row in rows]]
     widths = [max(len(line[i]) for line in cells) for i in range(len(headers))]
     lines = []
     for line in cells:
@@ -168,6 +170,9 @@ from studykit.commands.suspend import suspend, unsuspend  # noqa: E402
 
 cli.add_command(suspend)
 cli.add_command(unsuspend)
+from studykit.commands.doctor import doctor  # noqa: E402
+
+cli.add_command(doctor)
 
 
 def _describe(error: BaseException) -> str:

@@ -20,6 +20,7 @@ import platformdirs
 import studykit
 from studykit.errors import StudykitError
 from studykit.experiments.budget import Budget, parse_budget
+from studykit.files import FileRefused, read_regular
 
 ENV_ROOT = "STUDYKIT_ROOT"
 ENV_DATA_DIR = "STUDYKIT_DATA_DIR"
@@ -27,6 +28,7 @@ CONFIG_FILENAME = "config.toml"
 BUDGET_KEY = "experiment_budget"
 DATABASE_FILENAME = "studykit.sqlite3"
 APP_NAME = "studykit"
+_MAX_CONFIG_BYTES = 64 * 1024  # a handful of keys; anything larger is not a settings file
 
 
 class ConfigError(StudykitError):
@@ -48,6 +50,7 @@ class Settings:
     relearning_steps: tuple[timedelta, ...] = field(default=(timedelta(minutes=10),))
     rollover_hour: int = 4
     leech_lapses: int = 8
+    backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
     quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)
     experiment_budget: Budget = field(default_factory=Budget)  # memory and time per run
@@ -79,6 +82,7 @@ _RULES: Mapping[str, _Rule] = {
     "reviews_per_day": _Rule(int, 0, 99999, "a whole number from 0 to 99999, e.g. 200"),
     "rollover_hour": _Rule(int, 0, 23, "a whole number from 0 to 23, e.g. 4"),
     "leech_lapses": _Rule(int, 1, 999, "a whole number from 1 to 999, e.g. 8"),
+    "backups_kept": _Rule(int, 0, 365, "a whole number from 0 (no daily backups) to 365, e.g. 10"),
 }
 
 
@@ -155,11 +159,11 @@ def _check_budget(path: Path, value: object) -> Budget:
 
 def _read_table(path: Path) -> dict[str, object]:
     """config.toml as a table; empty when the file is absent."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, UnicodeDecodeError) as error:
+    try:
+        text = read_regular(path, limit=_MAX_CONFIG_BYTES).decode("utf-8")
+    except (FileRefused, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the settings file ({error})") from error
     try:
         table = tomllib.loads(text)
@@ -210,4 +214,5 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         experiment_budget=defaults.experiment_budget
         if budget is None
         else _check_budget(defaults.config_path, budget),
+        backups_kept=int(given.get("backups_kept", defaults.backups_kept)),
     )

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from studykit.mathscan import prefix_end, split_code_fences, split_maths
+from studykit.terminal import terminal_safe
 
 
 def _table(keys: str, values: str) -> dict[str, str]:
@@ -459,5 +460,9 @@ def _convert_prose(text: str) -> str:
 
 
 def markdown_to_terminal(md: str) -> str:
-    """Replace `$...$` and `$$...$$` maths in markdown with Unicode, leaving code untouched."""
-    return "".join(text if code else _convert_prose(text) for code, text in split_code_fences(md))
+    """Replace `$...$` and `$$...$$` maths in markdown with Unicode, leaving code untouched.
+
+    Control characters (a terminal escape written as `\\e` in YAML) are shown escaped.
+    """
+    converted = (text if code else _convert_prose(text) for code, text in split_code_fences(md))
+    return terminal_safe("".join(converted), multiline=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from studykit.terminal import one_line
+
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
 EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")
 ProblemKind = Literal["load", "claim", "card", "experiment", "equation"]
@@ -34,8 +36,8 @@ class Problem:
 
     def __str__(self) -> str:
         if self.kind == "load" or self.subject is None:
-            return f"{self.path}:{self.line}:{self.column}: {self.message}"
-        return f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}"
+            return one_line(f"{self.path}:{self.line}:{self.column}: {self.message}")
+        return one_line(f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,6 +110,7 @@ class Report:
     cards_with_evidence: int = 0
     evidence: dict[str, int] = field(default_factory=dict)  # kind -> cards that give it
     experiment_only: int = 0  # cards whose one evidence needs `--run-experiments`
+    warnings: list[Problem] = field(default_factory=list)  # shown; the exit status ignores them
 
     def count_evidence(self, kinds: tuple[str, ...]) -> None:
         """Count one computed card's kinds of evidence (none, one or several)."""
@@ -139,9 +142,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0 clean, 1 problems found, 2 a file could not be read or is invalid."""
-        if self.unreadable:
-            return 2
+        """0 clean, 1 problems found (a file that did not load is one, as in every command)."""
         return 1 if self.problems else 0
 
     def summary(self) -> str:
@@ -169,6 +170,7 @@ class Report:
                 "wrong": counts.wrong,
             },
             "problems": [problem.to_json() for problem in self.problems],
+            "warnings": [warning.to_json() for warning in self.warnings],
         }
         if verbose:
             document["skipped_equations"] = [item.to_json() for item in self.skipped_equations]

@@ -20,6 +20,7 @@ from studykit.checking.prose import (
     check_section_body,
 )
 from studykit.errors import StudykitError
+from studykit.expressions.scripts import mixed_scripts, names_in
 from studykit.loading import Library, load_library
 from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
 
@@ -118,6 +119,21 @@ def _check_link(
         )
 
 
+def _warn_scripts(
+    root: Path,
+    origin: Origin | None,
+    kind: ProblemKind,
+    subject: str,
+    texts: tuple[str | None, ...],
+    report: Report,
+) -> None:
+    """Warn (without failing) when an expression's names mix look-alike writing systems."""
+    names = [name for text in texts if text for name in names_in(text)]
+    warning = mixed_scripts(names)
+    if warning is not None:
+        report.warnings.append(_problem(root, origin, kind, subject, Finding(warning)))
+
+
 def check_library(library: Library, scope: Scope, report: Report) -> None:
     """Add the load problems, claims and computed cards of `scope` to `report`."""
     root = library.root
@@ -135,6 +151,9 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         for section in note.sections:
             check_section_body(recorder, section, note)
             for claim in section.claims:
+                _warn_scripts(
+                    root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report
+                )
                 report.claims += 1
                 finding = check_claim(claim)
                 if finding is not None:
@@ -153,6 +172,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
                 _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:
                 continue
+            _warn_scripts(root, card.origin, "card", card.id, (card.answer, card.defines), report)
             report.cards += 1
             findings, tried = check_card(card)
             report.variants += tried
@@ -179,4 +199,5 @@ def run_check(
             check_experiments(library, scope, report)
         check_measured(library, scope, report, run=run_experiments)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
+    report.warnings.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

@@ -64,8 +64,8 @@ def check(
 
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, E equations (V verified, S skipped, W wrong),
-    K problems`, M = computed cards). Exit 0 clean, 1 problems found, 2 a file could not be
-    read or is invalid.
+    K problems`, M = computed cards). Exit 0 clean, 1 problems found (a file that did not
+    load is one), 2 a PATH that cannot be checked.
     """
     from studykit.checking import CheckInputError, run_check
 
@@ -84,6 +84,8 @@ def check(
         if verbose:
             for skipped in report.skipped_equations:
                 click.echo(str(skipped))
+        for warning in report.warnings:
+            click.echo(f"warning: {warning}")
         if report.experiments is not None and report.experiments.note:
             click.echo(f"experiments: {report.experiments.note}")
         evidence = report.evidence_line(ran_experiments=run_experiments)

@@ -43,11 +43,15 @@ def obsidian(source: Path, output_text: str | None) -> None:
     importing the file again gives the same bytes and an edited answer keeps its card's id.
     Without -o the YAML goes to stdout and the report to stderr.
     """
+    from studykit.files import FileRefused, read_regular
     from studykit.importers.deckyaml import deck_yaml, validate
     from studykit.importers.obsidian import parse_obsidian
+    from studykit.terminal import one_line
 
     try:
-        text = source.read_bytes().decode("utf-8-sig")
+        text = read_regular(source).decode("utf-8-sig")
+    except FileRefused as error:
+        fail(f"{source}: {error}", EXIT_USAGE)
     except UnicodeDecodeError as error:
         fail(f"{source} is not valid UTF-8 (byte {error.start}); save it as UTF-8", EXIT_USAGE)
     found = parse_obsidian(text, source.stem)
@@ -64,7 +68,7 @@ def obsidian(source: Path, output_text: str | None) -> None:
 
     report_to_stderr = output is None
     for line in found.report:
-        click.echo(f"{source}:{line}", err=report_to_stderr)
+        click.echo(one_line(f"{source}:{line}"), err=report_to_stderr)
     cards = sum(len(deck.cards) for deck in found.decks)
     skipped = sum(not line.used for line in found.report)
     if output is None:

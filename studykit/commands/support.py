@@ -28,7 +28,9 @@ class GlobalOptions:
 
 def fail(message: str, code: int) -> NoReturn:
     """Print `studykit: error: message` on stderr and exit with `code`."""
-    click.echo(f"studykit: error: {message}", err=True)
+    from studykit.terminal import one_line
+
+    click.echo(f"studykit: error: {one_line(message)}", err=True)
     raise SystemExit(code)
 
 

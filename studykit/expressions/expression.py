@@ -26,6 +26,7 @@ from studykit.expressions.limits import (
     TIME_LIMIT_S,
 )
 from studykit.expressions.numeric import NoValue, Numeric
+from studykit.expressions.scripts import nfkc
 from studykit.expressions.timelimit import with_time_limit
 
 if TYPE_CHECKING:
@@ -67,7 +68,8 @@ class Expression:
         return self.relation == "=="
 
     def _values(self, values: Mapping[str, float]) -> dict[str, int | float]:
-        return {name: _number(name, values[name]) for name in self.names if name in values}
+        given = {nfkc(name): value for name, value in values.items()}
+        return {name: _number(name, given[name]) for name in self.names if name in given}
 
     def _fail(self, reason: str) -> ExpressionError:
         return ExpressionError(f"`{self.text}` {reason}", fragment=self.text)

@@ -13,6 +13,7 @@ from studykit.expressions.expression import Expression
 from studykit.expressions.grammar import CONSTANTS, FUNCTIONS
 from studykit.expressions.lazysympy import sympy_module
 from studykit.expressions.limits import MAX_DEPTH, MAX_LENGTH, TIME_LIMIT_S
+from studykit.expressions.scripts import nfkc
 from studykit.expressions.timelimit import with_time_limit
 from studykit.expressions.whitelist import Checker
 
@@ -26,7 +27,9 @@ def parse(text: str, *, names: Collection[str] = (), free_symbols: bool = False)
     """
     if not isinstance(text, str):
         raise ExpressionError(f"an expression must be text, got {type(text).__name__}")
-    declared = frozenset(names)
+    # Python reads names in NFKC form (`ｘ` is `x`); declared names are read the same way.
+    text = nfkc(text)
+    declared = frozenset(nfkc(name) for name in names)
     clash = sorted(declared & (FUNCTIONS.keys() | CONSTANTS))
     if clash:
         raise ExpressionError(

@@ -20,6 +20,7 @@ from studykit.expressions.grammar import (
     literal,
 )
 from studykit.expressions.limits import MAX_DEPTH, MAX_EXPONENT, MAX_LITERAL_ABS, MAX_LITERAL_DIGITS
+from studykit.expressions.scripts import script_note
 
 _ALLOWED_FUNCTIONS: Final = ", ".join(FUNCTIONS)
 _OPERATORS: Final[Mapping[type[ast.operator], str]] = MappingProxyType(
@@ -173,7 +174,8 @@ class Checker:
         if name in self.names or self.free_symbols:
             self.used.add(name)
             return
-        raise self.fail(node, "unknown name {piece} ({where}); " + self.declared(name))
+        note = script_note(name)
+        raise self.fail(node, "unknown name {piece}" + note + " ({where}); " + self.declared(name))
 
     def declared(self, name: str) -> str:
         if not self.names:

@@ -121,6 +121,9 @@ def _id_problem(file: LoadedFile, message: str, hint: str) -> LoadProblem:
 def _yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterator[tuple[Path, str]]:
     """`root/folder/**/*.yaml` (and .yml) in path order, skipping hidden files and folders.
 
+    Anything named so is listed, whatever it is: `read` refuses folders, FIFOs and devices
+    with a problem at the file, instead of skipping them silently.
+
     A link (file or folder) that leads outside the root is not read: a problem names it.
     Links to folders are never followed, even inside the root (os.walk's default).
     """
@@ -128,15 +131,21 @@ def _yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterato
     found: list[tuple[str, Path]] = []
     for directory, subdirs, names in os.walk(root / folder):
         subdirs[:] = [name for name in subdirs if not name.startswith(".")]
+        # Folders named like YAML are listed too (`read` refuses them, as it does FIFOs).
         for name in subdirs:
-            _refuse_outside(Path(directory, name), root, inside, problems)
+            path = Path(directory, name)
+            if not _refuse_outside(path, root, inside, problems) and _is_yaml_name(name):
+                found.append((path.relative_to(root).as_posix(), path))
         for name in names:
-            if name.endswith((".yaml", ".yml")) and not name.startswith("."):
-                path = Path(directory, name)
-                if not _refuse_outside(path, root, inside, problems):
-                    found.append((path.relative_to(root).as_posix(), path))
+            path = Path(directory, name)
+            if _is_yaml_name(name) and not _refuse_outside(path, root, inside, problems):
+                found.append((path.relative_to(root).as_posix(), path))
     for rel, path in sorted(found):
         yield path, rel
+
+
+def _is_yaml_name(name: str) -> bool:
+    return name.endswith((".yaml", ".yml")) and not name.startswith(".")
 
 
 def _refuse_outside(path: Path, root: Path, inside: Path, problems: list[LoadProblem]) -> bool:

@@ -7,6 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studykit.terminal import one_line, shorten
+
+__all__ = ["LoadProblem", "did_you_mean", "problem_at", "shorten", "too_deep"]
+
 
 @dataclass(frozen=True)
 class LoadProblem:
@@ -20,7 +24,7 @@ class LoadProblem:
 
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}:{self.column}: {self.message}"
-        return f"{text}; {self.hint}" if self.hint else text
+        return one_line(f"{text}; {self.hint}" if self.hint else text)
 
 
 def problem_at(rel: str, mark: Any, message: str, hint: str | None = None) -> LoadProblem:
@@ -30,10 +34,6 @@ def problem_at(rel: str, mark: Any, message: str, hint: str | None = None) -> Lo
 
 def too_deep(rel: str) -> LoadProblem:
     return LoadProblem(rel, 1, 1, "the YAML is nested too deeply")
-
-
-def shorten(text: str, limit: int = 40) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def did_you_mean(word: str, options: Sequence[str], listing: str) -> str | None:

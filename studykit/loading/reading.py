@@ -7,11 +7,9 @@ from pathlib import Path
 
 import yaml
 
+from studykit.files import FileRefused, FileTooLarge, read_regular
 from studykit.loading.positions import LINE_BREAK, position
 from studykit.loading.problems import LoadProblem
-
-MAX_FILE_BYTES = 5 * 1024 * 1024
-"""Larger files are refused unread: content files are small, and this bounds memory."""
 
 # Characters YAML refuses anywhere in a stream (its "printable" set, inverted).
 _NOT_PRINTABLE = re.compile(
@@ -22,22 +20,11 @@ _NOT_PRINTABLE = re.compile(
 def read(path: Path, rel: str) -> bytes | LoadProblem:
     """The file's UTF-8 bytes without a BOM, or the problem that stops it being read."""
     try:
-        size = path.stat().st_size
-        if size <= MAX_FILE_BYTES:
-            with path.open("rb") as stream:
-                data = stream.read(MAX_FILE_BYTES + 1)
-            size = len(data)
-    except OSError as error:
-        return LoadProblem(rel, 1, 1, f"cannot read the file: {error.strerror or error}")
-    if size > MAX_FILE_BYTES:
-        return LoadProblem(
-            rel,
-            1,
-            1,
-            f"the file is {size / 1_048_576:.1f} MB, over the "
-            f"{MAX_FILE_BYTES // 1_048_576} MB limit",
-            "split it into smaller notes or decks",
-        )
+        data = read_regular(path)
+    except FileTooLarge as refused:
+        return LoadProblem(rel, 1, 1, str(refused), "split it into smaller notes or decks")
+    except FileRefused as refused:
+        return LoadProblem(rel, 1, 1, str(refused), refused.hint)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:

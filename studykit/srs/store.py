@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -16,6 +16,8 @@ from typing import Any, Self
 from fsrs import Rating, State
 
 from studykit.errors import StudykitError
+from studykit.files import special_kind
+from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
 from studykit.srs.records import (
     ANSWER_COLUMNS,
     STATE_COLUMNS,
@@ -26,6 +28,7 @@ from studykit.srs.records import (
     to_us,
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration, check_migrations
+from studykit.srs.writable import read_only_reason
 
 __all__ = [
     "LATEST_VERSION",
@@ -53,14 +56,12 @@ class StoreError(StudykitError):
     """The study database cannot be opened or used; the message says which file and why."""
 
 
-def _read_version(path: Path) -> int:
-    """Schema version of an existing file, read without writing to it."""
-    try:
-        # immutable: a look that creates no -wal/-shm files, so a refused file's folder stays
-        # as it was. It may miss commits still in the WAL; `open` re-reads once connected.
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-    except sqlite3.Error as error:
-        raise StoreError(f"{path}: cannot open the study database ({error})") from error
+def _read_version(conn: sqlite3.Connection, path: Path) -> int:
+    """The schema version this connection sees (0 for an empty database); foreign files refused.
+
+    Read through an ordinary connection, so commits still in the WAL count: a database whose
+    newest pages live only in the WAL (a checkpoint that failed half way) reads correctly.
+    """
     try:
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
         if not tables:
@@ -68,13 +69,13 @@ def _read_version(path: Path) -> int:
         if "meta" not in tables:
             raise StoreError(f"{path}: not a studykit database (no `meta` table)")
         row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None or not str(row[0]).isdigit():
-            raise StoreError(f"{path}: not a studykit database (no schema version)")
-        return int(row[0])
+    except sqlite3.OperationalError:
+        raise  # busy or locked: the caller retries
     except sqlite3.DatabaseError as error:
         raise StoreError(f"{path}: not a readable SQLite database ({error})") from error
-    finally:
-        conn.close()
+    if row is None or not str(row[0]).isdigit():
+        raise StoreError(f"{path}: not a studykit database (no schema version)")
+    return int(row[0])
 
 
 def _retry_busy(step: Callable[[], int]) -> int:
@@ -103,28 +104,28 @@ def _newer(path: Path, version: int, latest: int) -> StoreError:
     )
 
 
-def _current_version(conn: sqlite3.Connection) -> int:
-    """The schema version as this connection sees it now (0 for an empty database)."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone() is None:
-        return 0
-    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+def _with_backup_hint(path: Path, error: StoreError) -> StoreError:
+    """`error`, naming the newest backup and the doctor when the file itself is the trouble."""
+    text = str(error)
+    about_access = ("newer studykit", "cannot be written", "is read-only")
+    newest = None if any(words in text for words in about_access) else newest_backup(path)
+    if newest is None:
+        return error
+    return StoreError(
+        f"{text}; the newest backup is {newest.path} ({newest.taken:%Y-%m-%d %H:%M} UTC): "
+        "`studykit doctor` checks the file, `studykit doctor --restore newest` restores it"
+    )
 
 
-def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
-    """Copy the database (consistently, through SQLite's backup API) next to it."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    target = path.with_name(f"{path.name}.v{version}-{stamp}.bak")
-    counter = 1
-    while target.exists():
-        counter += 1
-        target = path.with_name(f"{path.name}.v{version}-{stamp}-{counter}.bak")
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
-    return target
+def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
+    """The error for a database that cannot be opened; a read-only place is named plainly."""
+    blocked = read_only_reason(path)
+    if blocked is None:
+        return StoreError(f"{path}: cannot {doing} ({error})")
+    return StoreError(
+        f"{path}: cannot {doing}: {blocked}. studykit keeps your review history there; "
+        "make it writable, or choose another folder with --data-dir (or STUDYKIT_DATA_DIR)"
+    )
 
 
 class Store:
@@ -136,41 +137,78 @@ class Store:
         self.path = path
         self.schema_version = version
         self.backup_path: Path | None = None
+        self.backup_problem: str | None = None
 
     @classmethod
-    def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Store:
-        """Open (creating or migrating) the database at `path`; a newer schema is refused."""
-        path = Path(path)
+    def open(
+        cls,
+        path: Path,
+        *,
+        migrations: Sequence[Migration] = MIGRATIONS,
+        backups_kept: int = 0,
+    ) -> Store:
+        """Open (creating or migrating) the database at `path`; a newer schema is refused.
+
+        The version is read before anything is written: a refused file keeps its bytes, and
+        the -wal/-shm files SQLite makes while reading go away when the connection closes.
+        An existing database is copied to `backups/` before a migration and, when
+        `backups_kept` > 0, at the first open of each day; the newest `backups_kept` stay.
+        A database that cannot be read names its newest backup in the error.
+        """
+        try:
+            return cls._open(Path(path), migrations, backups_kept)
+        except StoreError as error:
+            raise _with_backup_hint(Path(path), error) from error.__cause__
+
+    @classmethod
+    def _open(cls, path: Path, migrations: Sequence[Migration], backups_kept: int) -> Store:
         latest = check_migrations(migrations)
-        version = _read_version(path) if path.exists() and path.stat().st_size > 0 else 0
-        if version > latest:
-            raise _newer(path, version, latest)
+        kind = special_kind(path)
+        if kind is not None:
+            raise StoreError(f"{path}: this is {kind}, not a database file; move it out of the way")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except (OSError, sqlite3.Error) as error:
-            raise StoreError(f"{path}: cannot open the study database ({error})") from error
-        store = cls(conn, path, version=version)
+            raise _cannot(path, "open the study database", error) from error
+        store = cls(conn, path, version=0)
         try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = _retry_busy(lambda: _read_version(conn, path))
+            if version > latest:
+                raise _newer(path, version, latest)
             version = store.schema_version = _retry_busy(store._first_open)
             if version > latest:
                 raise _newer(path, version, latest)
+            keep = backups_kept or DEFAULT_KEPT
+            if 0 < version < latest:
+                store.backup_path = take_backup(conn, path, f"v{version}", keep=keep).path
+            elif version > 0 and backups_kept > 0 and due_daily(path, datetime.now().astimezone()):
+                store._daily_backup(keep)
             if version < latest:
-                if version > 0:
-                    store.backup_path = _backup(conn, path, version)
                 store._migrate(migrations, version)
         except sqlite3.Error as error:
             conn.close()
-            raise StoreError(f"{path}: cannot prepare the study database ({error})") from error
+            raise _cannot(path, "prepare the study database", error) from error
+        except OSError as error:  # the backup before an upgrade could not be written
+            conn.close()
+            raise _cannot(path, "back up the study database before upgrading it", error) from error
         except BaseException:
             conn.close()
             raise
         return store
 
+    def _daily_backup(self, keep: int) -> None:
+        """Take the day's backup; a failure (disk full) is noted, and studying goes on."""
+        try:
+            self.backup_path = take_backup(self._conn, self.path, "daily", keep=keep).path
+        except (OSError, sqlite3.Error) as error:
+            self.backup_problem = f"the daily backup failed ({error})"
+
     def _first_open(self) -> int:
         """Configure the connection and read the schema version it sees."""
         self._configure()
-        return _current_version(self._conn)
+        return _read_version(self._conn, self.path)
 
     def _configure(self) -> None:
         conn = self._conn
@@ -189,7 +227,7 @@ class Store:
             try:
                 with self._transaction() as conn:
                     # Another process may have migrated between our read and this write lock.
-                    if _current_version(conn) >= migration.version:
+                    if _read_version(conn, self.path) >= migration.version:
                         self.schema_version = migration.version
                         continue
                     for statement in migration.statements:

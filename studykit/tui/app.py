@@ -16,6 +16,7 @@ from textual.worker import Worker, WorkerState
 from studykit.config import Settings
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.session import StudySession
+from studykit.terminal import terminal_safe
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
     ExperimentRequested,
@@ -138,12 +139,17 @@ class StudykitApp(App[None]):
                 self.notify(f"Unknown deck {self.deck_id!r}; known: {known}", severity="error")
                 return
             title = session.library.decks[self.deck_id].name if self.deck_id else "All decks"
+            title = terminal_safe(title)
             self.push_screen(ReviewScreen(session, ReviewScope(title, deck_ids)))
         elif self.start == "quiz":
             from studykit.tui.screens.quiz import QuizScreen
 
             deck = session.library.decks.get(self.deck_id) if self.deck_id else None
-            scope = ReviewScope(deck.name, (deck.id,)) if deck else ReviewScope("All decks")
+            scope = (
+                ReviewScope(terminal_safe(deck.name), (deck.id,))
+                if deck
+                else ReviewScope("All decks")
+            )
             self.push_screen(QuizScreen(session, scope, count=self.questions))
         elif self.start == "stats":
             from studykit.tui.screens.stats import StatsScreen

@@ -15,34 +15,39 @@ class Case:
     """One hostile file: exit status, the line reported, and words the message must hold."""
 
     rel: str
-    code: int  # 2: the file does not load; 1: it loads, and check finds a content problem
+    status: str  # "load": it does not load; "content": check finds a problem; "clean"
     line: int | None
     words: str
 
+    @property
+    def exit_code(self) -> int:
+        """What `studykit check` exits with: 1 for either kind of problem, 0 when clean."""
+        return 0 if self.status == "clean" else 1
+
 
 CASES = (
-    Case("decks/malformed-yaml.yaml", 2, 6, "YAML syntax error"),
-    Case("decks/tab-indent.yaml", 2, 5, "tab"),
-    Case("decks/duplicate-key.yaml", 2, 6, "duplicate key `front`"),
-    Case("decks/duplicate-card-id.yaml", 2, 7, "duplicate card id `one`"),
-    Case("content/duplicate-section-id.yaml", 2, 7, "duplicate section id `s`"),
-    Case("decks/unknown-field.yaml", 2, 7, "unknown field `hint_text`"),
-    Case("decks/wrong-type.yaml", 2, 3, "expected a whole number"),
-    Case("decks/not-utf8.yaml", 2, 5, "not valid UTF-8"),
-    Case("decks/bom.yaml", 0, None, ""),  # the control: a BOM is fine
-    Case("decks/deep-nesting.yaml", 2, 3, "nesting depth"),
-    Case("decks/alias-bomb.yaml", 2, None, "aliases expand to more than"),
-    Case("decks/python-object.yaml", 2, 5, "!!python/object/apply:os.system` is not allowed"),
+    Case("decks/malformed-yaml.yaml", "load", 6, "YAML syntax error"),
+    Case("decks/tab-indent.yaml", "load", 5, "tab"),
+    Case("decks/duplicate-key.yaml", "load", 6, "duplicate key `front`"),
+    Case("decks/duplicate-card-id.yaml", "load", 7, "duplicate card id `one`"),
+    Case("content/duplicate-section-id.yaml", "load", 7, "duplicate section id `s`"),
+    Case("decks/unknown-field.yaml", "load", 7, "unknown field `hint_text`"),
+    Case("decks/wrong-type.yaml", "load", 3, "expected a whole number"),
+    Case("decks/not-utf8.yaml", "load", 5, "not valid UTF-8"),
+    Case("decks/bom.yaml", "clean", None, ""),  # the control: a BOM is fine
+    Case("decks/deep-nesting.yaml", "load", 3, "nesting depth"),
+    Case("decks/alias-bomb.yaml", "load", None, "aliases expand to more than"),
+    Case("decks/python-object.yaml", "load", 5, "!!python/object/apply:os.system` is not allowed"),
     # The expressions load as text; check parses them (safely) and reports the content problem.
-    Case("content/code-in-claim.yaml", 1, 8, "attribute access not allowed"),
-    Case("decks/code-in-answer.yaml", 1, 4, "attribute access not allowed"),
-    Case("content/nan-approx.yaml", 1, 8, "`approx` must be a finite number"),
-    Case("content/inf-tolerance.yaml", 1, 8, "`rel_tol` must be a finite number"),
+    Case("content/code-in-claim.yaml", "content", 8, "attribute access not allowed"),
+    Case("decks/code-in-answer.yaml", "content", 4, "attribute access not allowed"),
+    Case("content/nan-approx.yaml", "content", 8, "`approx` must be a finite number"),
+    Case("content/inf-tolerance.yaml", "content", 8, "`rel_tol` must be a finite number"),
     # The schema refuses a NaN tolerance on a card (it is not >= 0): a load problem.
-    Case("decks/nan-tolerance.yaml", 2, 8, "must be at least 0"),
-    Case("decks/inf-params.yaml", 1, 4, "must be finite"),
-    Case("content/experiment-out-of-range.yaml", 1, 4, "`gamma` must be"),
-    Case("decks/experiment-out-of-range.yaml", 1, 4, "`gamma` must be"),
+    Case("decks/nan-tolerance.yaml", "load", 8, "must be at least 0"),
+    Case("decks/inf-params.yaml", "content", 4, "must be finite"),
+    Case("content/experiment-out-of-range.yaml", "content", 4, "`gamma` must be"),
+    Case("decks/experiment-out-of-range.yaml", "content", 4, "`gamma` must be"),
 )
 
 

@@ -42,7 +42,7 @@ async def test_app_shows_good_decks_and_lists_the_bad_file(
         names = _deck_names(app.screen.query_one(DeckTree))
         assert "Demo::Good" in names
         problems = plain(app.screen.query_one("#problems-text", Static))
-        if case.code == 2:  # the file did not load: it is listed, with its line
+        if case.status == "load":  # the file did not load: it is listed, with its line
             assert app.screen.query_one("#problems").display
             where = case.rel if case.line is None else f"{case.rel}:{case.line}:"
             assert where in problems, problems

@@ -54,9 +54,9 @@ def test_check_reports_hostile_file(case: Case, tmp_path: Path) -> None:
     print(f"{case.rel}: exit {result.returncode} in {seconds:.2f} s")
     output = result.stdout + result.stderr
     assert "Traceback" not in output
-    assert result.returncode == case.code, output
+    assert result.returncode == case.exit_code, output
     lines = result.stdout.splitlines()
-    if case.code == 0:
+    if case.status == "clean":
         assert lines[-1].endswith(" 0 problems"), output
     else:
         assert lines[-1].endswith(" 1 problem"), output  # only the hostile file is reported
@@ -79,7 +79,7 @@ def test_file_over_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
     big.unlink()
     result, seconds = check(root)
     print(f"20 MB file: exit {result.returncode} in {seconds:.2f} s")
-    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
     assert result.stdout.splitlines()[0].startswith("decks/big.yaml:1:1: the file is 20.0 MB")
 
 
@@ -87,7 +87,7 @@ def test_check_path_argument_reports_the_file(tmp_path: Path) -> None:
     case = next(c for c in CASES if c.rel == "decks/duplicate-key.yaml")
     root = root_with(tmp_path, HOSTILE / case.rel, case.rel)
     result, _ = check(root, case.rel)
-    assert result.returncode == 2
+    assert result.returncode == 1
     assert result.stdout.startswith(f"{case.rel}:{case.line}:")
 
 
@@ -104,7 +104,7 @@ def test_links_out_of_the_root_are_refused(tmp_path: Path, kind: str) -> None:
     link.symlink_to(secret if kind == "file" else outside)
     result, _ = check(root)
     rel = link.relative_to(root).as_posix()
-    assert result.returncode == 2, result.stdout
+    assert result.returncode == 1, result.stdout
     assert result.stdout.startswith(f"{rel}:1:1: this link leads outside the content root")
     assert "Secret" not in result.stdout
 
@@ -114,5 +114,5 @@ def test_link_inside_the_root_is_followed(tmp_path: Path) -> None:
     (root / "decks" / "alias.yaml").symlink_to(root / "decks" / "bom.yaml")
     result, _ = check(root)
     # Same file twice: the second copy is refused as a duplicate deck id, which shows it was read.
-    assert result.returncode == 2
+    assert result.returncode == 1
     assert "deck id `bom` is already used" in result.stdout

@@ -56,7 +56,7 @@ def test_cli_migrates_an_older_schema_after_a_backup(
     Store.open(database).close()
     with Store.open(database, migrations=(*MIGRATIONS, newer)) as store:
         backup = store.backup_path
-    assert backup is not None and backup.parent == data_dir
+    assert backup is not None and backup.parent == data_dir / "backups"
     copy = sqlite3.connect(backup)
     try:
         assert copy.execute("SELECT value FROM meta").fetchone() == (str(LATEST_VERSION),)
@@ -73,7 +73,14 @@ def test_a_migration_another_process_finished_first_is_skipped(
     """Two first opens race: both read version 0; the second must not re-run the migration."""
     database = tmp_path / "studykit.sqlite3"
     Store.open(database).close()  # the "other process" migrated already
-    monkeypatch.setattr(store_module, "_read_version", lambda path: 0)  # our stale read
+    real = store_module._read_version
+    calls: list[int] = []
+
+    def stale_then_real(conn: sqlite3.Connection, path: Path) -> int:
+        calls.append(1)
+        return 0 if len(calls) <= 2 else real(conn, path)  # our stale reads before the lock
+
+    monkeypatch.setattr(store_module, "_read_version", stale_then_real)
     with Store.open(database) as store:
         assert store.schema_version == LATEST_VERSION
         assert store.backup_path is None

@@ -110,13 +110,13 @@ def test_a_single_file_is_checked_on_its_own() -> None:
     )
 
 
-def test_an_invalid_file_exits_2_with_its_location(tmp_path: Path) -> None:
+def test_an_invalid_file_exits_1_with_its_location(tmp_path: Path) -> None:
     (tmp_path / "decks").mkdir()
     (tmp_path / "decks" / "bad.yaml").write_text(
         "id: bad\nname: Bad\ncards:\n  - id: a\n    front: Q\n    bakc: A\n"
     )
     result = studykit("check", str(tmp_path), cwd=tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 1
     assert result.stdout.startswith("decks/bad.yaml:6:5: unknown field `bakc`")
     assert "Traceback" not in result.stderr
 

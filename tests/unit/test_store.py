@@ -265,7 +265,7 @@ def test_newer_schema_is_refused_and_file_untouched(db_path: Path) -> None:
     assert isinstance(caught.value, StudykitError)
     assert str(db_path) in str(caught.value)
     assert db_path.read_bytes() == original
-    assert not list(db_path.parent.glob("*.bak"))
+    assert not (db_path.parent / "backups").exists()
 
 
 def test_not_a_studykit_database(tmp_path: Path) -> None:
@@ -306,7 +306,10 @@ def test_migration_backs_up_first_then_upgrades(db_path: Path) -> None:
         assert store.schema_version == V2.version
         backup = store.backup_path
         assert backup is not None and backup.exists()
-        assert backup.name.startswith(f"{db_path.name}.v{LATEST_VERSION}-")
+        assert backup.parent == db_path.parent / "backups"
+        assert backup.name.startswith("studykit-") and backup.name.endswith(
+            f"-v{LATEST_VERSION}.sqlite3"
+        )
         assert store.get_state(state.key) == state
         columns = {row[1] for row in store._conn.execute("PRAGMA table_info(card_state)")}
         assert "note" in columns

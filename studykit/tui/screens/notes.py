@@ -13,6 +13,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studykit.model import Note, Section
+from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.widgets.title_bar import TitleBar
@@ -33,7 +34,8 @@ class SectionView(Vertical):
         self.markdown = cited_markdown(section.body, note)
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.number}. {self.section.title}", classes="section-title", markup=False)
+        title = terminal_safe(self.section.title)
+        yield Static(f"{self.number}. {title}", classes="section-title", markup=False)
         # Rich's markdown is one renderable: a long note shows at once, where a widget per
         # block (textual's Markdown) takes seconds to lay out.
         yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
@@ -60,7 +62,7 @@ class NotesScreen(Screen[None]):
 
     def __init__(self, note: Note, *, section_id: str | None = None) -> None:
         super().__init__(id="notes")
-        self.sub_title = note.title
+        self.sub_title = terminal_safe(note.title)
         self.note = note
         self.section_id = section_id if note.section(section_id or "") else None
 
@@ -69,14 +71,15 @@ class NotesScreen(Screen[None]):
         with Horizontal(id="notes-body"):
             yield OptionList(
                 *(
-                    Option(f"{i}. {section.title}", id=section.id)
+                    Option(f"{i}. {terminal_safe(section.title)}", id=section.id)
                     for i, section in enumerate(self.note.sections, start=1)
                 ),
                 id="sections",
             )
             with VerticalScroll(id="note-text"):
                 number = f"{self.note.number} " if self.note.number else ""
-                yield Static(f"{number}{self.note.title}", id="note-title", markup=False)
+                title = terminal_safe(self.note.title)
+                yield Static(f"{number}{title}", id="note-title", markup=False)
                 if self.note.path:
                     yield Static(" › ".join(self.note.path), id="note-path", markup=False)
                 for i, section in enumerate(self.note.sections, start=1):

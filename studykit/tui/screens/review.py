@@ -14,6 +14,7 @@ from textual.widgets import Button, Footer, Markdown, Rule, Static
 
 from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
 from studykit.session import Rating, StudyCard, StudySession
+from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.guard import LoudWorkers
@@ -154,7 +155,9 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         await self.query_one("#back", Markdown).update("")
         self.set_class(False, "-revealed")
         self.query_one("#review-deck", Static).update(
-            Text.assemble(card.deck.name, (f"  ·  {STATE_LABELS[card.state]}", "dim"))
+            Text.assemble(
+                terminal_safe(card.deck.name), (f"  ·  {STATE_LABELS[card.state]}", "dim")
+            )
         )
         leech = self.query_one("#leech", Static)
         leech.display = card.leech

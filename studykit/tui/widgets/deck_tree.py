@@ -12,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from studykit.terminal import terminal_safe
+
 COUNT_WIDTH = 7
 SEPARATOR = "::"
 
@@ -63,7 +65,8 @@ def build_deck_groups(counts: Iterable[HasCounts]) -> list[DeckGroup]:
     top: list[DeckGroup] = []
     index: dict[tuple[str, ...], DeckGroup] = {}
     for deck in counts:
-        parts = tuple(p.strip() for p in deck.name.split(SEPARATOR) if p.strip())
+        name = terminal_safe(deck.name)
+        parts = tuple(p.strip() for p in name.split(SEPARATOR) if p.strip())
         parts = parts or (deck.deck_id,)
         claimed = index.get(parts)
         if claimed is not None and claimed.deck_id is not None:
