@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 from types import TracebackType
@@ -17,7 +17,7 @@ from studykit.model import Card, Deck
 from studykit.srs import studyday
 from studykit.srs.limits import DailyTally
 from studykit.srs.queue import DeckIndex, earliest, index_decks
-from studykit.srs.records import CardState, from_us, to_us
+from studykit.srs.records import Answer, CardState, from_us, to_us
 from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs, undone
@@ -364,6 +364,18 @@ class StudySession:
     def unsuspend(self, card: StudyCard) -> None:
         """Show a suspended card again (a leech keeps its leech flag)."""
         self._change(card, lambda state: replace(state, suspended=False))
+
+    # -- export ----------------------------------------------------------------------------
+
+    @_synchronized
+    def scheduling_records(self, deck_ids: Sequence[str]) -> tuple[list[CardState], list[Answer]]:
+        """The stored card states of these decks and their answers, oldest first (read only)."""
+        return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
+
+    @_synchronized
+    def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:
+        """The FSRS parameters one deck is scheduled with."""
+        return self._scheduler(self._deck(deck_id).deck).parameters
 
     # -- experiment cache ------------------------------------------------------------------
 

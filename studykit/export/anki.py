@@ -9,6 +9,7 @@ export unless a caller (a test) passes one: Anki only applies updates that are n
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from typing import Any
 
 import genanki
 
+from studykit.export.collection import write_presets, write_scheduling
+from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
 
@@ -120,6 +123,26 @@ def note_digest(planned: PlannedNote, deck_name: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+class _Package(genanki.Package):  # type: ignore[misc]
+    """A genanki package that fills in presets and scheduling before it is zipped."""
+
+    def __init__(
+        self, decks: list[Any], plan: ExportPlan, guids: list[str], source: ExportSource | None
+    ) -> None:
+        super().__init__(decks)
+        self.plan, self.guids, self.source = plan, guids, source
+        self.revlog = 0
+
+    def write_to_db(self, cursor: sqlite3.Cursor, timestamp: float, id_gen: Any) -> None:
+        super().write_to_db(cursor, timestamp, id_gen)
+        if self.source is None:
+            return
+        mod = int(timestamp)
+        ids = {d.id: anki_deck_id(d.id) for d in self.plan.decks}
+        write_presets(cursor, self.plan.decks, ids, self.source, mod=mod)
+        self.revlog = write_scheduling(cursor, self.plan.notes, self.guids, self.source, mod=mod)
+
+
 @dataclass(frozen=True)
 class PackageCounts:
     """What a written package holds."""
@@ -128,6 +151,7 @@ class PackageCounts:
     decks: int
     notes: int
     cards: int
+    revlog: int = 0
 
 
 def write_package(
@@ -136,12 +160,14 @@ def write_package(
     *,
     timestamp: float | None = None,
     ledger: ExportLedger | None = None,
+    source: ExportSource | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> PackageCounts:
     """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
 
     With a `ledger`, each note's modification time is when its content last changed;
-    without, every note has the package's time (`timestamp`, default now).
+    without, every note has the package's time (`timestamp`, default now). With a `source`,
+    decks get their presets and, if it has scheduling, cards their schedule and history.
     """
     now = int(time.time() if timestamp is None else timestamp)
     names = {d.id: d.name for d in plan.decks}
@@ -151,9 +177,9 @@ def write_package(
         for guid, planned in zip(guids, plan.notes, strict=True)
     }
     if ledger is None:
-        return _write(plan, Path(path), guids, {}, now, progress)
+        return _write(plan, Path(path), guids, {}, now, source, progress)
     with ledger.stamping(digests, now) as stamps:
-        return _write(plan, Path(path), guids, stamps, now, progress)
+        return _write(plan, Path(path), guids, stamps, now, source, progress)
 
 
 def _write(
@@ -162,6 +188,7 @@ def _write(
     guids: list[str],
     stamps: dict[str, int],
     now: int,
+    source: ExportSource | None,
     progress: Callable[[int], None] | None,
 ) -> PackageCounts:
     models = _models()
@@ -184,9 +211,12 @@ def _write(
             progress(1)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
+    package = _Package(list(decks.values()), plan, guids, source)
     try:
-        genanki.Package(list(decks.values())).write_to_file(str(partial), timestamp=now)
+        package.write_to_file(str(partial), timestamp=now)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
-    return PackageCounts(path=path, decks=len(decks), notes=len(plan.notes), cards=cards)
+    return PackageCounts(
+        path=path, decks=len(decks), notes=len(plan.notes), cards=cards, revlog=package.revlog
+    )
