@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
+from click.testing import CliRunner
 
+from studykit.cli import cli
 from studykit.config import Settings
 from studykit.export import export_anki
 from studykit.loading import load_library
@@ -196,3 +198,43 @@ def test_states_read_back_are_the_stored_ones(studied: tuple[StudySession, FakeC
     assert [a.reviewed_at for a in answers] == sorted(a.reviewed_at for a in answers)
     assert session.scheduling_records(["other"]) == ([], [])
     assert isinstance(states[0], CardState) and replace(states[0]) == states[0]
+
+
+def test_cli_exports_history_unless_told_not_to(
+    studied: tuple[StudySession, FakeClock], tmp_path: Path, collection: Collection
+) -> None:
+    session, _ = studied
+    _, answers = session.scheduling_records(["demo"])
+    root, data = session.settings.root, session.settings.data_dir
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki", "--deck", "demo"]
+    runner = CliRunner()
+    shared = runner.invoke(cli, [*args, "-o", str(tmp_path / "n.apkg"), "--no-scheduling"])
+    assert shared.exit_code == 0, shared.output
+    assert "Without scheduling: every card arrives new." in shared.output
+    mine = runner.invoke(cli, [*args, "-o", str(tmp_path / "y.apkg")])
+    assert mine.exit_code == 0, mine.output
+    assert f"With scheduling: {len(answers)} reviews" in mine.output
+
+    import_with_scheduling(collection, tmp_path / "n.apkg")
+    assert collection.db.scalar("SELECT count() FROM revlog") == 0
+    import_with_scheduling(collection, tmp_path / "y.apkg")
+    # Anki's importer keeps the schedule of cards it already has (even with the same card
+    # ids): progress only arrives with cards new to the collection, as here in a fresh one.
+    assert collection.db.scalar("SELECT count() FROM revlog") == 0
+    (tmp_path / "anki2").mkdir()
+    fresh = Collection(str(tmp_path / "anki2" / "c.anki2"))
+    try:
+        import_with_scheduling(fresh, tmp_path / "y.apkg")
+        assert fresh.db.scalar("SELECT count() FROM revlog") == len(answers)
+        assert fresh.db.scalar("SELECT count() FROM cards WHERE queue = -1") >= 1
+    finally:
+        fresh.close()
+
+
+def test_cli_without_a_study_database_exports_new_cards(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root", RETENTION_DECK)
+    args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "x.apkg")])
+    assert result.exit_code == 0, result.output
+    assert "Without scheduling" in result.output
+    assert not (tmp_path / "data" / "studykit.sqlite3").exists()
