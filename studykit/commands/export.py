@@ -104,7 +104,11 @@ def anki(
     decks_text = f"{result.decks} deck{'s' if result.decks != 1 else ''}"
     click.echo(f"Wrote {result.path}: {result.notes} notes, {result.cards} cards in {decks_text}.")
     if result.scheduled:
-        click.echo(f"With scheduling: {result.revlog} reviews; import with learning progress.")
+        click.echo(
+            f"With scheduling: {result.revlog} reviews. In Anki's import dialog tick "
+            '"Import any learning progress" and "Import any deck presets"; FSRS is one '
+            "switch for the whole collection (Deck options > FSRS)."
+        )
     else:
         click.echo("Without scheduling: every card arrives new.")
     if result.unbaked:

@@ -20,6 +20,7 @@ from studykit.export.plan import PlannedDeck, PlannedNote
 from studykit.export.presets import DeckOptions, preset_id, preset_json
 from studykit.export.schedule import card_columns, hidden_queue, revlog_rows
 
+LEECH_TAG = "leech"
 _DECAY_INDEX = 20
 _DEFAULT_DECAY = 0.1542
 
@@ -101,6 +102,11 @@ def write_scheduling(
             raise ValueError(f"the package has no cards for note {guid} ({ref[0]}/{ref[1]})")
         first = ref not in seen
         seen.add(ref)
+        if state.leech:  # as Anki marks a leech: its note tagged `leech`
+            cursor.execute(
+                "UPDATE notes SET tags = tags || ? WHERE guid = ? AND tags NOT LIKE ?",
+                (f"{LEECH_TAG} ", guid, f"% {LEECH_TAG} %"),
+            )
         hidden = hidden_queue(state, scheduling.now)
         rest = card_ids[1:] if first else card_ids
         if hidden is not None and rest:

@@ -238,3 +238,27 @@ def test_cli_without_a_study_database_exports_new_cards(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Without scheduling" in result.output
     assert not (tmp_path / "data" / "studykit.sqlite3").exists()
+
+
+def test_a_leech_arrives_suspended_and_tagged_leech(
+    tmp_path: Path, make_session: Callable[..., StudySession], collection: Collection
+) -> None:
+    library = load_library(write_root(tmp_path / "root"))
+    settings = Settings(
+        root=library.root, data_dir=tmp_path / "data", leech_lapses=1, enable_fuzzing=False
+    )
+    clock = FakeClock(datetime.now(UTC) - timedelta(days=5))
+    session = make_session(library, settings=settings, clock=clock)
+    card = session.study_card("other", "lone")
+    for rating in (Rating.Good, Rating.Good):
+        session.answer(card, rating, duration_ms=3000)
+        clock.advance(timedelta(minutes=11))
+    clock.advance(timedelta(days=4))
+    session.answer(card, Rating.Again, duration_ms=3000)
+    assert session.study_card("other", "lone").leech
+    result = export_anki(library, tmp_path / "l.apkg", deck_ids=["other"], session=session)
+    import_with_scheduling(collection, result.path)
+    anki_card = collection.get_card(collection.find_cards("Lone")[0])
+    assert anki_card.queue == -1 and anki_card.lapses == 1
+    assert anki_card.note().has_tag("leech")
+    assert collection.db.scalar("SELECT count() FROM revlog") == 3
