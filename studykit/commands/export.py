@@ -111,6 +111,11 @@ def anki(
         )
     else:
         click.echo("Without scheduling: every card arrives new.")
+    if result.removed:
+        click.echo(
+            f"{len(result.removed)} removed card(s) exported once more, tagged "
+            f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
+        )
     if result.unbaked:
         click.echo(
             f"studykit: {len(result.unbaked)} computed card(s) exported as type-in cards with "

@@ -27,6 +27,7 @@ class ExportResult:
     notes: int
     cards: int
     unbaked: tuple[str, ...]
+    removed: tuple[str, ...] = ()
     revlog: int = 0
     scheduled: bool = False
 
@@ -63,13 +64,21 @@ def export_anki(
         source = session_source(session, decks, scheduling=scheduling)
     elif settings is not None:
         source = default_source(decks, settings)
-    counts = write_package(plan, path, timestamp=timestamp, ledger=ledger, source=source)
+    counts = write_package(
+        plan,
+        path,
+        timestamp=timestamp,
+        ledger=ledger,
+        source=source,
+        removed_from=[deck.id for deck in decks] if deck_ids else None,
+    )
     return ExportResult(
         path=counts.path,
         decks=counts.decks,
         notes=counts.notes,
         cards=counts.cards,
         unbaked=plan.unbaked,
+        removed=counts.removed,
         revlog=counts.revlog,
         scheduled=source is not None and source.scheduling is not None,
     )

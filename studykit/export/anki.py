@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from studykit.export.collection import write_presets, write_scheduling
 from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
+from studykit.export.removed import note_record, with_removed
 
 # Chosen once at random; never change them, or Anki sees new notetypes.
 BASIC_MODEL_ID = 1140921977
@@ -152,6 +153,7 @@ class PackageCounts:
     notes: int
     cards: int
     revlog: int = 0
+    removed: tuple[str, ...] = ()
 
 
 def write_package(
@@ -161,6 +163,7 @@ def write_package(
     timestamp: float | None = None,
     ledger: ExportLedger | None = None,
     source: ExportSource | None = None,
+    removed_from: Collection[str] | None = (),
     progress: Callable[[int], None] | None = None,
 ) -> PackageCounts:
     """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
@@ -168,17 +171,28 @@ def write_package(
     With a `ledger`, each note's modification time is when its content last changed;
     without, every note has the package's time (`timestamp`, default now). With a `source`,
     decks get their presets and, if it has scheduling, cards their schedule and history.
+    Notes the ledger has from an earlier export of the decks `removed_from` (None: any deck)
+    and that are gone now go out once more, tagged removed.
     """
     now = int(time.time() if timestamp is None else timestamp)
-    names = {d.id: d.name for d in plan.decks}
     guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    if ledger is None:
+        return _write(plan, Path(path), guids, {}, now, source, progress)
+    decks = {d.id: d for d in plan.decks}
+    records = {
+        guid: (planned.deck_id, note_record(planned, decks[planned.deck_id]))
+        for guid, planned in zip(guids, plan.notes, strict=True)
+    }
+    if removed_from is None or removed_from:
+        plan = with_removed(plan, ledger.gone(set(guids), removed_from))
+        guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])
         for guid, planned in zip(guids, plan.notes, strict=True)
     }
-    if ledger is None:
-        return _write(plan, Path(path), guids, {}, now, source, progress)
-    with ledger.stamping(digests, now) as stamps:
+    gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
+    with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
         return _write(plan, Path(path), guids, stamps, now, source, progress)
 
 
@@ -218,5 +232,10 @@ def _write(
     finally:
         partial.unlink(missing_ok=True)
     return PackageCounts(
-        path=path, decks=len(decks), notes=len(plan.notes), cards=cards, revlog=package.revlog
+        path=path,
+        decks=len(decks),
+        notes=len(plan.notes),
+        cards=cards,
+        revlog=package.revlog,
+        removed=plan.removed,
     )

@@ -44,8 +44,8 @@ def write_presets(
     anki_decks = _json_column(cursor, "decks")
     for deck in decks:
         options = source.options.get(deck.id)
-        if options is None:
-            raise ValueError(f"no deck options for deck `{deck.id}`")
+        if options is None:  # a deck gone from the library: only its removed notes go out
+            continue
         preset = preset_id(deck.id)
         dconf[str(preset)] = preset_json(options, preset=preset, name=deck.name, mod=mod)
         anki_decks[str(deck_ids[deck.id])]["conf"] = preset

@@ -30,6 +30,8 @@ class PlannedNote:
     guid_key: tuple[str, ...]
     fields: tuple[str, ...]
     tags: tuple[str, ...]
+    removed: bool = False
+    """Exported before, gone from the decks now: sent once more, tagged as removed."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class ExportPlan:
     decks: tuple[PlannedDeck, ...]
     notes: tuple[PlannedNote, ...]
     unbaked: tuple[str, ...]
+    removed: tuple[str, ...] = ()
+    """`deck/card` of the removed cards whose notes go out once more, tagged."""
 
 
 def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
