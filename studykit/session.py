@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 from types import TracebackType
@@ -17,7 +17,7 @@ from studykit.model import Card, Deck
 from studykit.srs import studyday
 from studykit.srs.limits import DailyTally
 from studykit.srs.queue import DeckIndex, earliest, index_decks
-from studykit.srs.records import CardState, from_us, to_us
+from studykit.srs.records import Answer, CardState, from_us, to_us
 from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs, undone
@@ -392,6 +392,18 @@ class StudySession:
         if slot.state is None or slot.suspended or slot.due_us is None:
             return False
         return slot.due_us < end_us and not index.is_buried(pos, now_us)
+
+    # -- export ----------------------------------------------------------------------------
+
+    @_synchronized
+    def scheduling_records(self, deck_ids: Sequence[str]) -> tuple[list[CardState], list[Answer]]:
+        """The stored card states of these decks and their answers, oldest first (read only)."""
+        return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
+
+    @_synchronized
+    def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:
+        """The FSRS parameters one deck is scheduled with."""
+        return self._scheduler(self._deck(deck_id).deck).parameters
 
     # -- experiment cache ------------------------------------------------------------------
 

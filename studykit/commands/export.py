@@ -35,17 +35,33 @@ def export() -> None:
     show_default=True,
     help="Seeded variants baked per computed card.",
 )
+@click.option(
+    "--scheduling/--no-scheduling",
+    default=True,
+    show_default=True,
+    help="Carry your review history, due dates and suspensions (off: share the decks as new).",
+)
 @click.pass_context
-def anki(ctx: click.Context, output: Path | None, deck_ids: tuple[str, ...], variants: int) -> None:
+def anki(
+    ctx: click.Context,
+    output: Path | None,
+    deck_ids: tuple[str, ...],
+    variants: int,
+    scheduling: bool,
+) -> None:
     """Write decks as an Anki package (.apkg).
 
     Importing it again after you edit a card updates that note in Anki instead of adding a
-    copy. Files that fail to load are reported on stderr and make the exit status 1.
+    copy. Import it in Anki with "Import any learning progress" and "Import any deck presets"
+    to keep your schedule and each deck's FSRS preset. Files that fail to load are reported
+    on stderr and make the exit status 1.
     """
     from studykit.export import export_anki
     from studykit.export.ledger import ExportLedger
     from studykit.export.plan import selected_decks
     from studykit.loading import load_library
+    from studykit.session import StudySession
+    from studykit.srs.store import Store
 
     settings = settings_from(ctx)
     library = load_library(settings.root)
@@ -64,17 +80,42 @@ def anki(ctx: click.Context, output: Path | None, deck_ids: tuple[str, ...], var
         if total >= _PROGRESS_FROM
         else nullcontext()
     )
-    with bar:
-        result = export_anki(
-            library,
-            output,
-            deck_ids=[deck.id for deck in decks],
-            variants=variants,
-            ledger=ExportLedger.in_data_dir(settings.data_dir),
-            progress=bar.update if total >= _PROGRESS_FROM else None,
-        )
+    # No study database yet: nothing was reviewed, so there is no history to carry.
+    has_history = scheduling and settings.database_path.exists()
+    session = (
+        StudySession(library, Store.open(settings.database_path), settings) if has_history else None
+    )
+    try:
+        with bar:
+            result = export_anki(
+                library,
+                output,
+                deck_ids=[deck.id for deck in decks],
+                variants=variants,
+                ledger=ExportLedger.in_data_dir(settings.data_dir),
+                session=session,
+                settings=settings,
+                scheduling=scheduling,
+                progress=bar.update if total >= _PROGRESS_FROM else None,
+            )
+    finally:
+        if session is not None:
+            session.close()
     decks_text = f"{result.decks} deck{'s' if result.decks != 1 else ''}"
     click.echo(f"Wrote {result.path}: {result.notes} notes, {result.cards} cards in {decks_text}.")
+    if result.scheduled:
+        click.echo(
+            f"With scheduling: {result.revlog} reviews. In Anki's import dialog tick "
+            '"Import any learning progress" and "Import any deck presets"; FSRS is one '
+            "switch for the whole collection (Deck options > FSRS)."
+        )
+    else:
+        click.echo("Without scheduling: every card arrives new.")
+    if result.removed:
+        click.echo(
+            f"{len(result.removed)} removed card(s) exported once more, tagged "
+            f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
+        )
     if result.unbaked:
         click.echo(
             f"studykit: {len(result.unbaked)} computed card(s) exported as type-in cards with "

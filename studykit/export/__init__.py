@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from studykit.config import Settings
+    from studykit.export.history import ExportSource
     from studykit.export.ledger import ExportLedger
     from studykit.loading import Library
+    from studykit.session import StudySession
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,9 @@ class ExportResult:
     notes: int
     cards: int
     unbaked: tuple[str, ...]
+    removed: tuple[str, ...] = ()
+    revlog: int = 0
+    scheduled: bool = False
 
 
 def export_anki(
@@ -34,10 +40,18 @@ def export_anki(
     variants: int = 3,
     ledger: ExportLedger | None = None,
     timestamp: float | None = None,
+    session: StudySession | None = None,
+    settings: Settings | None = None,
+    scheduling: bool = True,
     progress: Callable[[int], None] | None = None,
 ) -> ExportResult:
-    """Write the decks (all, or `deck_ids`) as an Anki package; `progress(n)` per n cards."""
+    """Write the decks (all, or `deck_ids`) as an Anki package; `progress(n)` per n cards.
+
+    Each deck gets an FSRS preset from its options (the `session`'s settings, else
+    `settings`). With a `session` and `scheduling`, cards carry their schedule and history.
+    """
     from studykit.export.anki import write_package
+    from studykit.export.history import default_source, session_source
     from studykit.export.plan import plan_export, selected_decks
     from studykit.export.variants import variant_source
 
@@ -45,11 +59,26 @@ def export_anki(
     plan = plan_export(
         library, decks, variants=variants, variant_source=variant_source(), progress=progress
     )
-    counts = write_package(plan, path, timestamp=timestamp, ledger=ledger)
+    source: ExportSource | None = None
+    if session is not None:
+        source = session_source(session, decks, scheduling=scheduling)
+    elif settings is not None:
+        source = default_source(decks, settings)
+    counts = write_package(
+        plan,
+        path,
+        timestamp=timestamp,
+        ledger=ledger,
+        source=source,
+        removed_from=[deck.id for deck in decks] if deck_ids else None,
+    )
     return ExportResult(
         path=counts.path,
         decks=counts.decks,
         notes=counts.notes,
         cards=counts.cards,
         unbaked=plan.unbaked,
+        removed=counts.removed,
+        revlog=counts.revlog,
+        scheduled=source is not None and source.scheduling is not None,
     )

@@ -9,16 +9,20 @@ export unless a caller (a test) passes one: Anki only applies updates that are n
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import genanki
 
+from studykit.export.collection import write_presets, write_scheduling
+from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
+from studykit.export.removed import note_record, with_removed
 
 # Chosen once at random; never change them, or Anki sees new notetypes.
 BASIC_MODEL_ID = 1140921977
@@ -120,6 +124,26 @@ def note_digest(planned: PlannedNote, deck_name: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+class _Package(genanki.Package):  # type: ignore[misc]
+    """A genanki package that fills in presets and scheduling before it is zipped."""
+
+    def __init__(
+        self, decks: list[Any], plan: ExportPlan, guids: list[str], source: ExportSource | None
+    ) -> None:
+        super().__init__(decks)
+        self.plan, self.guids, self.source = plan, guids, source
+        self.revlog = 0
+
+    def write_to_db(self, cursor: sqlite3.Cursor, timestamp: float, id_gen: Any) -> None:
+        super().write_to_db(cursor, timestamp, id_gen)
+        if self.source is None:
+            return
+        mod = int(timestamp)
+        ids = {d.id: anki_deck_id(d.id) for d in self.plan.decks}
+        write_presets(cursor, self.plan.decks, ids, self.source, mod=mod)
+        self.revlog = write_scheduling(cursor, self.plan.notes, self.guids, self.source, mod=mod)
+
+
 @dataclass(frozen=True)
 class PackageCounts:
     """What a written package holds."""
@@ -128,6 +152,8 @@ class PackageCounts:
     decks: int
     notes: int
     cards: int
+    revlog: int = 0
+    removed: tuple[str, ...] = ()
 
 
 def write_package(
@@ -136,24 +162,38 @@ def write_package(
     *,
     timestamp: float | None = None,
     ledger: ExportLedger | None = None,
+    source: ExportSource | None = None,
+    removed_from: Collection[str] | None = (),
     progress: Callable[[int], None] | None = None,
 ) -> PackageCounts:
     """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
 
     With a `ledger`, each note's modification time is when its content last changed;
-    without, every note has the package's time (`timestamp`, default now).
+    without, every note has the package's time (`timestamp`, default now). With a `source`,
+    decks get their presets and, if it has scheduling, cards their schedule and history.
+    Notes the ledger has from an earlier export of the decks `removed_from` (None: any deck)
+    and that are gone now go out once more, tagged removed.
     """
     now = int(time.time() if timestamp is None else timestamp)
-    names = {d.id: d.name for d in plan.decks}
     guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    if ledger is None:
+        return _write(plan, Path(path), guids, {}, now, source, progress)
+    decks = {d.id: d for d in plan.decks}
+    records = {
+        guid: (planned.deck_id, note_record(planned, decks[planned.deck_id]))
+        for guid, planned in zip(guids, plan.notes, strict=True)
+    }
+    if removed_from is None or removed_from:
+        plan = with_removed(plan, ledger.gone(set(guids), removed_from))
+        guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])
         for guid, planned in zip(guids, plan.notes, strict=True)
     }
-    if ledger is None:
-        return _write(plan, Path(path), guids, {}, now, progress)
-    with ledger.stamping(digests, now) as stamps:
-        return _write(plan, Path(path), guids, stamps, now, progress)
+    gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
+    with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
+        return _write(plan, Path(path), guids, stamps, now, source, progress)
 
 
 def _write(
@@ -162,6 +202,7 @@ def _write(
     guids: list[str],
     stamps: dict[str, int],
     now: int,
+    source: ExportSource | None,
     progress: Callable[[int], None] | None,
 ) -> PackageCounts:
     models = _models()
@@ -184,9 +225,17 @@ def _write(
             progress(1)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
+    package = _Package(list(decks.values()), plan, guids, source)
     try:
-        genanki.Package(list(decks.values())).write_to_file(str(partial), timestamp=now)
+        package.write_to_file(str(partial), timestamp=now)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
-    return PackageCounts(path=path, decks=len(decks), notes=len(plan.notes), cards=cards)
+    return PackageCounts(
+        path=path,
+        decks=len(decks),
+        notes=len(plan.notes),
+        cards=cards,
+        revlog=package.revlog,
+        removed=plan.removed,
+    )

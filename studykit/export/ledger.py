@@ -4,19 +4,24 @@ Anki's import updates a note when the package's note is newer than its own copy,
 every newer note as updated, changed or not. So a note keeps the modification time of the
 export where its content (a digest) last changed; a changed note gets the export's time, at
 least one second past its previous one (times are whole seconds).
+
+The ledger also keeps each exported note as written (an opaque JSON record, by deck), so a
+note whose card is gone can be exported once more, marked removed.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import closing, contextmanager
 from pathlib import Path
 
 LEDGER_FILENAME = "anki-export.sqlite3"
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS notes "
-    "(guid TEXT PRIMARY KEY, digest TEXT NOT NULL, mod INTEGER NOT NULL)"
+    "(guid TEXT PRIMARY KEY, digest TEXT NOT NULL, mod INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS records (guid TEXT PRIMARY KEY, deck_id TEXT NOT NULL, "
+    "record TEXT NOT NULL, removed INTEGER NOT NULL DEFAULT 0 CHECK (removed IN (0, 1)))",
 )
 
 
@@ -31,12 +36,41 @@ class ExportLedger:
         """The ledger that lives beside the review database."""
         return cls(Path(data_dir) / LEDGER_FILENAME)
 
-    @contextmanager
-    def stamping(self, digests: Mapping[str, str], now: int) -> Iterator[dict[str, int]]:
-        """Modification times for `digests` (guid -> digest), recorded if the block succeeds."""
+    def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=10)) as db:
-            db.execute(_SCHEMA)
+        db = sqlite3.connect(self.path, timeout=10)
+        for statement in _SCHEMA:
+            db.execute(statement)
+        return db
+
+    def gone(self, present: Collection[str], deck_ids: Collection[str] | None) -> dict[str, str]:
+        """guid -> record of notes exported before, absent now and not yet exported as removed.
+
+        Only notes of `deck_ids` count (all decks when None).
+        """
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT guid, deck_id, record FROM records WHERE removed = 0")
+            return {
+                guid: record
+                for guid, deck_id, record in rows
+                if guid not in present and (deck_ids is None or deck_id in deck_ids)
+            }
+
+    @contextmanager
+    def stamping(
+        self,
+        digests: Mapping[str, str],
+        now: int,
+        *,
+        records: Mapping[str, tuple[str, str]] | None = None,
+        removed: Iterable[str] = (),
+    ) -> Iterator[dict[str, int]]:
+        """Modification times for `digests` (guid -> digest), recorded if the block succeeds.
+
+        With it, `records` (guid -> (deck id, record)) are kept, and `removed` guids marked
+        as exported removed (a record written again is current once more).
+        """
+        with closing(self._connect()) as db:
             known = {
                 guid: (digest, mod)
                 for guid, digest, mod in db.execute("SELECT guid, digest, mod FROM notes")
@@ -56,4 +90,13 @@ class ExportLedger:
                     "INSERT INTO notes (guid, digest, mod) VALUES (?, ?, ?) "
                     "ON CONFLICT (guid) DO UPDATE SET digest = excluded.digest, mod = excluded.mod",
                     changed,
+                )
+                db.executemany(
+                    "INSERT INTO records (guid, deck_id, record, removed) VALUES (?, ?, ?, 0) "
+                    "ON CONFLICT (guid) DO UPDATE SET deck_id = excluded.deck_id, "
+                    "record = excluded.record, removed = 0",
+                    [(guid, deck, record) for guid, (deck, record) in (records or {}).items()],
+                )
+                db.executemany(
+                    "UPDATE records SET removed = 1 WHERE guid = ?", [(g,) for g in removed]
                 )

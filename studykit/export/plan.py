@@ -22,13 +22,16 @@ _TAG_UNSAFE = re.compile(r"\s+")
 
 @dataclass(frozen=True)
 class PlannedNote:
-    """One Anki note: its model, deck, fields (HTML) and tags, and what its GUID hangs on."""
+    """One Anki note: its model, deck and card, fields (HTML), tags, and what its GUID hangs on."""
 
     model: ModelKind
     deck_id: str
+    card_id: str
     guid_key: tuple[str, ...]
     fields: tuple[str, ...]
     tags: tuple[str, ...]
+    removed: bool = False
+    """Exported before, gone from the decks now: sent once more, tagged as removed."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class ExportPlan:
     decks: tuple[PlannedDeck, ...]
     notes: tuple[PlannedNote, ...]
     unbaked: tuple[str, ...]
+    removed: tuple[str, ...] = ()
+    """`deck/card` of the removed cards whose notes go out once more, tagged."""
 
 
 def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
@@ -74,11 +79,11 @@ def _card_notes(
     back = field(card.back or "")
     if card.kind == "cloze":
         fields = (field(card.front, cloze=True), back, where)
-        return [PlannedNote("cloze", deck.id, key, fields, tags)], False
+        return [PlannedNote("cloze", deck.id, card.id, key, fields, tags)], False
     if card.kind not in COMPUTED_KINDS:
         kind: ModelKind = "reversed" if card.kind == "reversed" else "basic"
         fields = (field(card.front), back, where)
-        return [PlannedNote(kind, deck.id, key, fields, tags)], False
+        return [PlannedNote(kind, deck.id, card.id, key, fields, tags)], False
     drawn = source(deck, card, variants) if source is not None and variants > 0 else None
     baked = bool(drawn)
     notes = []
@@ -86,7 +91,7 @@ def _card_notes(
         guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
         answer = html.escape(variant.answer, quote=False)
         typed = (field(variant.front), answer, field(variant.back), where)
-        notes.append(PlannedNote("type-in", deck.id, guid, typed, tags))
+        notes.append(PlannedNote("type-in", deck.id, card.id, guid, typed, tags))
     return notes, not baked
 
 

@@ -85,6 +85,11 @@ class Scheduler:
             f"enable_fuzzing={self.enable_fuzzing})"
         )
 
+    @property
+    def parameters(self) -> tuple[float, ...]:
+        """The FSRS parameters (weights) this scheduler uses."""
+        return tuple(float(w) for w in self._engine.parameters)
+
     @staticmethod
     def new_card(card_id: int, *, now: datetime) -> fsrs.Card:
         """A card that has never been reviewed, due `now`."""

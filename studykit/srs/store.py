@@ -282,6 +282,12 @@ class Store:
             "FROM card_state"
         )
 
+    def states_in(self, deck_ids: Sequence[str]) -> list[CardState]:
+        """The stored card states of these decks."""
+        marks = ", ".join("?" for _ in deck_ids)
+        rows = self._query(f"{_SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
+        return [CardState.from_row(row) for row in rows]
+
     def get_state(self, key: int) -> CardState | None:
         """The stored state of one card, if it has one."""
         rows = self._query(f"{_SELECT_STATE} WHERE key = ?", (key,))
@@ -344,6 +350,15 @@ class Store:
     def history(self, key: int) -> list[Answer]:
         """Every logged answer of one card, oldest first."""
         rows = self._query(f"{_SELECT_ANSWER} WHERE key = ? ORDER BY id", (key,))
+        return [Answer.from_row(row) for row in rows]
+
+    def answers_in(self, deck_ids: Sequence[str]) -> list[Answer]:
+        """Every logged answer in these decks, oldest first."""
+        marks = ", ".join("?" for _ in deck_ids)
+        rows = self._query(
+            f"{_SELECT_ANSWER} WHERE deck_id IN ({marks}) ORDER BY reviewed_at_us, id",
+            tuple(deck_ids),
+        )
         return [Answer.from_row(row) for row in rows]
 
     def undo_answer(self, answer_id: int, restored: CardState) -> None:

@@ -272,6 +272,7 @@ class StudykitApp(App[None]):
             data_dir / "exports" / f"{stem}.apkg",
             deck_ids=deck_ids,
             ledger=ExportLedger.in_data_dir(data_dir),
+            session=session,
         )
         self.post_message(Exported(title, result))
 

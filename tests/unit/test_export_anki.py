@@ -231,3 +231,52 @@ def test_cli_shows_progress_for_a_long_export(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Exporting" in result.stderr
     assert f"Wrote {out}: 600 notes, 600 cards in 1 deck." in result.stdout
+
+
+def test_a_removed_card_goes_out_once_more_tagged_removed(
+    tmp_path: Path, collection: Collection
+) -> None:
+    root = write_root(tmp_path / "root")
+    data = tmp_path / "data"
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki"]
+    runner = CliRunner()
+    assert runner.invoke(cli, [*args, "-o", str(tmp_path / "1.apkg")]).exit_code == 0
+    import_package(collection, tmp_path / "1.apkg")
+    notes = collection.note_count()
+
+    without = DECK.replace(
+        "  - id: term\n    kind: reversed\n    front: Term\n",
+        "  - id: term2\n    kind: reversed\n    front: Other term\n",
+    )
+    assert without != DECK
+    (root / "decks" / "demo.yaml").write_text(without, encoding="utf-8")
+    second = runner.invoke(cli, [*args, "-o", str(tmp_path / "2.apkg")])
+    assert second.exit_code == 0, second.output
+    assert "1 removed card(s) exported once more" in second.output
+    assert "demo/term" in second.output and "demo/term2" not in second.output
+    log = import_package(collection, tmp_path / "2.apkg")
+    assert (len(log.new), len(log.updated)) == (1, 1)
+    assert collection.note_count() == notes + 1
+    tagged = collection.find_notes("tag:studykit::removed")
+    assert len(tagged) == 1
+    assert collection.get_note(tagged[0])["Front"] == "Term"
+
+    # Once only; a card that comes back is current again and can be removed again later.
+    third = runner.invoke(cli, [*args, "-o", str(tmp_path / "3.apkg")])
+    assert "removed card" not in third.output
+    (root / "decks" / "demo.yaml").write_text(DECK, encoding="utf-8")
+    runner.invoke(cli, [*args, "-o", str(tmp_path / "4.apkg")])
+    (root / "decks" / "demo.yaml").write_text(without, encoding="utf-8")
+    fifth = runner.invoke(cli, [*args, "-o", str(tmp_path / "5.apkg")])
+    assert "demo/term" in fifth.output
+
+
+def test_exporting_one_deck_does_not_call_the_others_removed(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(load_library(root), tmp_path / "all.apkg", ledger=ledger)
+    only = export_anki(load_library(root), tmp_path / "o.apkg", deck_ids=["other"], ledger=ledger)
+    assert only.removed == ()
+    (root / "decks" / "other.yaml").unlink()
+    everything = export_anki(load_library(root), tmp_path / "rest.apkg", ledger=ledger)
+    assert everything.removed == ("other/lone",)
