@@ -344,6 +344,66 @@ class Store:
         total, passed = rows[0]
         return int(total), int(passed)
 
+    # -- memory model --------------------------------------------------------------------
+
+    def review_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple[int, int, int, int]]:
+        """(key, rating, reviewed_at_us, duration_ms) of every answer, oldest first."""
+        sql = "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log"
+        params: tuple[str, ...] = ()
+        if deck_ids is not None:
+            params = tuple(deck_ids)
+            sql += f" WHERE deck_id IN ({', '.join('?' for _ in params)})"
+        return [tuple(row) for row in self._query(sql + " ORDER BY reviewed_at_us, id", params)]
+
+    def review_count(self) -> int:
+        """How many answers the log holds."""
+        return int(self._query("SELECT count(*) FROM review_log")[0][0])
+
+    def memory_models(self) -> dict[str, dict[str, Any]]:
+        """Stored parameters per scope ('' global, else a deck id), with how they were fitted."""
+        rows = self._query(
+            "SELECT scope, parameters_json, fitted_at_us, reviews, cards, log_loss, rmse "
+            "FROM memory_model"
+        )
+        return {
+            scope: {
+                "parameters": json.loads(params),
+                "fitted_at": from_us(fitted),
+                "reviews": reviews,
+                "cards": cards,
+                "log_loss": log_loss,
+                "rmse": rmse,
+            }
+            for scope, params, fitted, reviews, cards, log_loss, rmse in rows
+        }
+
+    def put_memory_model(
+        self,
+        scope: str,
+        parameters: Sequence[float],
+        *,
+        fitted_at: datetime,
+        reviews: int,
+        cards: int,
+        log_loss: float | None,
+        rmse: float | None,
+    ) -> None:
+        """Store (replace) the parameters of one scope, committed."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO memory_model (scope, parameters_json, fitted_at_us, "
+                "reviews, cards, log_loss, rmse) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    scope,
+                    json.dumps([float(w) for w in parameters]),
+                    to_us(fitted_at),
+                    reviews,
+                    cards,
+                    log_loss,
+                    rmse,
+                ),
+            )
+
     # -- experiment cache ----------------------------------------------------------------
 
     def put_experiment_result(
