@@ -164,6 +164,11 @@ cli.add_command(schema)
 from studykit.commands.show import show  # noqa: E402
 
 cli.add_command(show)
+from studykit.commands.memory import optimize, simulate, workload  # noqa: E402
+
+cli.add_command(optimize)
+cli.add_command(simulate)
+cli.add_command(workload)
 
 
 def _describe(error: BaseException) -> str:

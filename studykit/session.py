@@ -474,6 +474,25 @@ class StudySession:
         self.store.put_states(moved)
         return len(moved)
 
+    @_synchronized
+    def workload_inputs(self) -> dict[str, Any]:
+        """Loaded, unsuspended cards: how many are new, and S, D, days since review of the rest."""
+        now = self.now()
+        states = {state.key: state for state in self.store.load_states()}
+        new, stability, difficulty, elapsed = 0, [], [], []
+        for index in self._decks.values():
+            for pos in range(len(index.deck.cards)):
+                state = states.get(index.key(pos))
+                if state is not None and state.suspended:
+                    continue
+                if state is None or state.stability is None or state.last_review is None:
+                    new += 1
+                    continue
+                stability.append(state.stability)
+                difficulty.append(state.difficulty or 5.0)
+                elapsed.append(max(0.0, (now - state.last_review).total_seconds() / 86400))
+        return {"new": new, "stability": stability, "difficulty": difficulty, "elapsed": elapsed}
+
     # -- experiment cache ------------------------------------------------------------------
 
     @_synchronized

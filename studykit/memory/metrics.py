@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import fsrs
 from fsrs import Rating
+from fsrs.scheduler import DEFAULT_PARAMETERS
 
 __all__ = ["Prediction", "Score", "log_loss", "predict", "rmse_bins", "score"]
 
@@ -45,8 +46,8 @@ def predict(
     `rows` are (card key, rating, reviewed_at_us, duration_ms), in time order.
     As in the fsrs optimizer, only reviews at least 24 hours after the previous one count.
     """
-    extra = {} if parameters is None else {"parameters": tuple(parameters)}
-    scheduler = fsrs.Scheduler(**extra, enable_fuzzing=False)
+    weights = DEFAULT_PARAMETERS if parameters is None else tuple(parameters)
+    scheduler = fsrs.Scheduler(parameters=weights, enable_fuzzing=False)
     cards: dict[int, tuple[fsrs.Card, int, int]] = {}
     out = []
     for key, rating, at_us, _ in rows:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import fsrs
-from fsrs.scheduler import DEFAULT_PARAMETERS
 from fsrs import Rating
+from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from studykit.errors import StudykitError
 from studykit.memory.metrics import Prediction, Score, predict, score
