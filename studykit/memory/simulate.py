@@ -33,9 +33,9 @@ MAX_DAYS = 3650
 # (w0-w3), slower growth of stability after a recall (w8) and a steeper forgetting curve
 # (w20). `studykit optimize` on their history should find parameters closer to these.
 _DEFAULT_PARAMETERS = (
-    0.1, 0.4, 0.8, 3.0,  # initial stability after Again, Hard, Good, Easy (days)
+    0.05, 0.2, 0.5, 1.5,  # initial stability after Again, Hard, Good, Easy (days)
     6.8, 0.83, 3.0, 0.001,
-    1.2, 0.25, 0.8, 1.6, 0.07, 0.3, 1.6, 0.55, 1.8,
+    1.0, 0.3, 0.6, 1.6, 0.07, 0.3, 1.6, 0.55, 1.8,
     0.54, 0.09, 0.07,
     0.25,
 )  # fmt: skip
@@ -165,6 +165,7 @@ def simulate(
                 f"{settings.data_dir} already holds reviews; simulate into an empty "
                 "--data-dir so that simulated history never mixes with a real one"
             )
+        session.store.set_durable(False)  # thousands of answers; see Store.set_durable
         if deck_id is not None:
             session.deck_scope(deck_id)  # NotLoadedError for an unknown deck
         cap = 10 * (settings.new_per_day + settings.reviews_per_day) + 100

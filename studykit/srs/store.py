@@ -344,6 +344,15 @@ class Store:
         total, passed = rows[0]
         return int(total), int(passed)
 
+    def set_durable(self, durable: bool) -> None:
+        """FULL sync on every commit (the default), or NORMAL for bulk simulated writes.
+
+        In WAL mode NORMAL never corrupts the file; a crash may lose the last commits, which
+        a simulation into an empty data dir can afford (it is simply rerun).
+        """
+        with self._lock:
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+
     # -- memory model --------------------------------------------------------------------
 
     def review_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple[int, int, int, int]]:
