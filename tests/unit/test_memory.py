@@ -44,7 +44,9 @@ def test_predict_counts_only_reviews_a_day_apart_and_matches_fsrs() -> None:
     key = 7
     times = [T0, T0 + timedelta(minutes=10), T0 + timedelta(days=3), T0 + timedelta(days=10)]
     ratings = [Rating.Good, Rating.Good, Rating.Again, Rating.Good]
-    rows = [(key, int(r), int(t.timestamp()) * US, 5000) for r, t in zip(ratings, times, strict=True)]
+    rows = [
+        (key, int(r), int(t.timestamp()) * US, 5000) for r, t in zip(ratings, times, strict=True)
+    ]
     preds = predict(rows, None)
     assert [p.y for p in preds] == [0, 1]
     assert [p.index for p in preds] == [2, 3] and [p.lapses for p in preds] == [0, 1]
