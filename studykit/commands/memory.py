@@ -26,13 +26,14 @@ _EXTRA = "pip install 'studykit[torch]'"
 
 def _need_extra(command: str, *, optimizer: bool) -> None:
     """Exit 2 naming the extra to install when numpy (or the fsrs optimizer) is missing."""
-    import importlib.util
-
-    missing = importlib.util.find_spec("numpy") is None
-    if not missing and optimizer:
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        missing = True
+    else:
         from studykit.memory.optimize import optimizer_available
 
-        missing = not optimizer_available()
+        missing = optimizer and not optimizer_available()
     if missing:
         what = "torch, pandas and tqdm" if optimizer else "numpy"
         fail(f"`studykit {command}` needs {what}: install the torch extra ({_EXTRA})", EXIT_USAGE)

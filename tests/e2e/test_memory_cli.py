@@ -173,3 +173,18 @@ def test_workload_rows_and_recommendation(studied: tuple[Path, Path]) -> None:
     assert all(0 < r["remembered"] <= 120 for r in rows)
     text = run("workload", "--days", "30", root=root, data_dir=data)
     assert "Recommended desired retention" in text.stdout and "█" in text.stdout
+
+
+def test_without_torch_the_commands_name_the_extra(small: tuple[Path, Path]) -> None:
+    root, data = small
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['numpy'] = None\n"
+        "from studykit.cli import main\n"
+        f"main(['--root', {str(root)!r}, '--data-dir', {str(data)!r}, sys.argv[1]])"
+    )
+    for command in ("optimize", "workload"):
+        result = subprocess.run(
+            [sys.executable, "-c", code, command], capture_output=True, text=True, check=False
+        )
+        assert result.returncode == 2, result.stderr
+        assert "studykit[torch]" in result.stderr and "Traceback" not in result.stderr
