@@ -18,7 +18,6 @@ from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_f
 
 if TYPE_CHECKING:
     from studykit.memory.optimize import Fit
-    from studykit.memory.workload import Row
     from studykit.session import StudySession
 
 _EXTRA = "pip install 'studykit[torch]'"
@@ -221,18 +220,6 @@ def simulate(
     )
 
 
-def _plot(rows: list[Row], best: Row, width: int = 40) -> list[str]:
-    """A bar per retention: minutes per card remembered (the curve to minimise)."""
-    top = max(r.minutes_per_remembered for r in rows if math.isfinite(r.minutes_per_remembered))
-    lines = ["minutes per card remembered"]
-    for row in rows:
-        value = row.minutes_per_remembered
-        bar = "█" * max(1, round(width * value / top)) if math.isfinite(value) else "∞"
-        mark = "  ◀ recommended" if row is best else ""
-        lines.append(f"{row.retention:.2f} {bar} {value:.2f}{mark}")
-    return lines
-
-
 @click.command()
 @click.option("--days", type=click.IntRange(1, 3650), default=365, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
@@ -245,7 +232,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     least time per card remembered.
     """
     _need_extra("workload", optimizer=False)
-    from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
+    from studykit.memory.workload import curve, plot_lines, recommend
 
     session = _open(ctx, None)
     try:
@@ -262,20 +249,13 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     settings = settings_from(ctx)
     if inputs["new"] + len(inputs["stability"]) == 0:
         fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
-    rows = [
-        simulate_workload(
-            parameters,
-            retention=retention,
-            days=days,
-            new_cards=inputs["new"],
-            new_per_day=settings.new_per_day,
-            reviews_per_day=settings.reviews_per_day,
-            stability=inputs["stability"],
-            difficulty=inputs["difficulty"],
-            elapsed=inputs["elapsed"],
-        )
-        for retention in RETENTIONS
-    ]
+    rows = curve(
+        parameters,
+        inputs,
+        days=days,
+        new_per_day=settings.new_per_day,
+        reviews_per_day=settings.reviews_per_day,
+    )
     best = recommend(rows)
     if as_json:
         document = {
@@ -305,5 +285,5 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             f"{r.remembered:>11.0f}"
         )
     click.echo("")
-    click.echo("\n".join(_plot(rows, best)))
+    click.echo("\n".join(plot_lines(rows, best)))
     click.echo(f"Recommended desired retention: {best.retention:.2f}")

@@ -11,7 +11,7 @@ import fsrs
 from fsrs import Rating
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-__all__ = ["Prediction", "Score", "log_loss", "predict", "rmse_bins", "score"]
+__all__ = ["Prediction", "Score", "calibration", "log_loss", "predict", "rmse_bins", "score"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _EPS = 1e-7
@@ -111,3 +111,16 @@ def rmse_bins(predictions: Sequence[Prediction]) -> float:
 def score(predictions: Sequence[Prediction]) -> Score:
     """Log loss and RMSE (bins) of a list of predictions."""
     return Score(log_loss(predictions), rmse_bins(predictions), len(predictions))
+
+
+def calibration(
+    predictions: Sequence[Prediction], *, bins: int = 10
+) -> list[tuple[float, float, int]]:
+    """(mean predicted, actual recall rate, count) per tenth of predicted recall, non-empty only."""
+    sums = [[0.0, 0.0, 0] for _ in range(bins)]
+    for pred in predictions:
+        acc = sums[min(bins - 1, int(pred.p * bins))]
+        acc[0] += pred.p
+        acc[1] += pred.y
+        acc[2] += 1
+    return [(p / n, y / n, int(n)) for p, y, n in sums if n]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -13,6 +14,8 @@ __all__ = [
     "RETENTIONS",
     "Costs",
     "Row",
+    "curve",
+    "plot_lines",
     "recommend",
     "simulate_workload",
 ]
@@ -160,6 +163,45 @@ def simulate_workload(
     )
 
 
+def curve(
+    parameters: Sequence[float],
+    inputs: dict[str, Any],
+    *,
+    days: int,
+    new_per_day: int,
+    reviews_per_day: int,
+    retentions: Sequence[float] = RETENTIONS,
+) -> list[Row]:
+    """One row per retention for the cards `StudySession.workload_inputs()` describes."""
+    return [
+        simulate_workload(
+            parameters,
+            retention=retention,
+            days=days,
+            new_cards=inputs["new"],
+            new_per_day=new_per_day,
+            reviews_per_day=reviews_per_day,
+            stability=inputs["stability"],
+            difficulty=inputs["difficulty"],
+            elapsed=inputs["elapsed"],
+        )
+        for retention in retentions
+    ]
+
+
 def recommend(rows: Sequence[Row]) -> Row:
     """The row with the least time per card remembered."""
     return min(rows, key=lambda row: row.minutes_per_remembered)
+
+
+def plot_lines(rows: Sequence[Row], best: Row, *, width: int = 40) -> list[str]:
+    """A terminal bar per retention: minutes per card remembered, the curve to minimise."""
+    finite = [r.minutes_per_remembered for r in rows if np.isfinite(r.minutes_per_remembered)]
+    top = max(finite, default=1.0) or 1.0
+    lines = ["minutes per card remembered"]
+    for row in rows:
+        value = row.minutes_per_remembered
+        bar = "█" * max(1, round(width * value / top)) if np.isfinite(value) else "∞"
+        mark = "  ◀ recommended" if row is best else ""
+        lines.append(f"{row.retention:.2f} {bar} {value:.2f}{mark}")
+    return lines
