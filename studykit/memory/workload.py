@@ -22,6 +22,7 @@ __all__ = [
 
 MAX_DAYS = 3650
 MAX_CARDS = 100_000
+_SMOOTH_CARDS = 2000
 RETENTIONS: tuple[float, ...] = tuple(round(0.70 + 0.01 * i, 2) for i in range(28))  # .70-.97
 
 
@@ -107,6 +108,15 @@ def simulate_workload(
         raise ValueError(f"days must be from 1 to {MAX_DAYS}, got {days}")
     model = _Model(parameters)
     rng = np.random.default_rng(seed)
+    # A small collection is simulated as several copies of itself (then divided back), so
+    # that the curve shows the model and not the luck of a few dozen draws.
+    copies = max(1, -(-_SMOOTH_CARDS // max(1, len(stability) + new_cards)))
+    stability = list(stability) * copies
+    difficulty = list(difficulty) * copies
+    elapsed = list(elapsed) * copies
+    new_cards *= copies
+    new_per_day *= copies
+    reviews_per_day *= copies
     old = len(stability)
     total = old + new_cards
     s = np.ones(total)
@@ -153,7 +163,9 @@ def simulate_workload(
             answers += fresh
             seconds += fresh * costs.new
     remembered = float(model.recall_probability(days - last[:introduced], s[:introduced]).sum())
-    minutes = seconds / 60
+    remembered /= copies
+    answers /= copies
+    minutes = seconds / 60 / copies
     return Row(
         retention=retention,
         reviews_per_day=float(answers) / days,
