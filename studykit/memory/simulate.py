@@ -135,6 +135,23 @@ class _Clock:
         return self.now
 
 
+def _respond(
+    learner: Learner, model: fsrs.Scheduler, mind: fsrs.Card, now: datetime, rng: random.Random
+) -> tuple[Rating, float]:
+    """The learner's rating and seconds spent: recall drawn from their model's probability."""
+    if mind.last_review is None:  # never seen: the first rating sets the first memory
+        first = rng.choices(range(1, 5), weights=learner.first_rating)[0]
+        return Rating(first), learner.seconds["new"]
+    if rng.random() >= model.get_card_retrievability(mind, current_datetime=now):
+        return Rating.Again, learner.seconds["forget"]
+    draw = rng.random()
+    if draw < learner.hard:
+        return Rating.Hard, learner.seconds["recall"]
+    if draw < learner.hard + learner.easy:
+        return Rating.Easy, learner.seconds["recall"]
+    return Rating.Good, learner.seconds["recall"]
+
+
 def simulate(
     settings: Settings,
     *,
@@ -171,38 +188,22 @@ def simulate(
         cap = 10 * (settings.new_per_day + settings.reviews_per_day) + 100
         for day in range(days):
             clock.now = start + timedelta(days=day)
-            for _ in range(cap):
-                card = session.next_card(deck_id)
-                if card is None:
-                    break
-                now = clock.now
-                mind = memory.get(card.key)
-                if mind is None:
-                    rating = Rating(rng.choices(range(1, 5), weights=learner.first_rating)[0])
-                    spent = learner.seconds["new"]
-                    mind = fsrs.Card(card_id=card.key, due=now)
-                else:
-                    p = model.get_card_retrievability(mind, current_datetime=now)
-                    if rng.random() < p:
-                        draw = rng.random()
-                        rating = (
-                            Rating.Hard
-                            if draw < learner.hard
-                            else Rating.Easy
-                            if draw < learner.hard + learner.easy
-                            else Rating.Good
-                        )
-                        spent = learner.seconds["recall"]
-                    else:
-                        rating, spent = Rating.Again, learner.seconds["forget"]
-                if card.state == "review":
-                    reviews += 1
-                    recalled += rating != Rating.Again
-                session.answer(card, rating, duration_ms=int(spent * 1000))
-                memory[card.key], _ = model.review_card(mind, rating, review_datetime=now)
-                answers += 1
-                seconds_total += spent
-                clock.now = now + timedelta(seconds=spent)
+            with session.store.batch():  # one commit per simulated day
+                for _ in range(cap):
+                    card = session.next_card(deck_id)
+                    if card is None:
+                        break
+                    now = clock.now
+                    mind = memory.get(card.key) or fsrs.Card(card_id=card.key, due=now)
+                    rating, spent = _respond(learner, model, mind, now, rng)
+                    if card.state == "review":
+                        reviews += 1
+                        recalled += rating != Rating.Again
+                    session.answer(card, rating, duration_ms=int(spent * 1000))
+                    memory[card.key], _ = model.review_card(mind, rating, review_datetime=now)
+                    answers += 1
+                    seconds_total += spent
+                    clock.now = now + timedelta(seconds=spent)
             if progress is not None:
                 progress(day + 1, days)
     finally:

@@ -136,6 +136,7 @@ class Store:
         self.path = path
         self.schema_version = version
         self.backup_path: Path | None = None
+        self._batching = False
 
     @classmethod
     def open(cls, path: Path, *, migrations: Sequence[Migration] = MIGRATIONS) -> Store:
@@ -211,17 +212,35 @@ class Store:
         """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), holding the lock."""
         with self._lock:
             conn = self._conn
+            # Inside `batch()` each write is a savepoint, committed with the batch.
+            begin, end, undo = (
+                ("SAVEPOINT write", "RELEASE write", "ROLLBACK TO write")
+                if self._batching
+                else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+            )
             try:
-                conn.execute("BEGIN IMMEDIATE")
+                conn.execute(begin)
                 try:
                     yield conn
-                    conn.execute("COMMIT")
+                    conn.execute(end)
                 except BaseException:
                     if conn.in_transaction:
-                        conn.execute("ROLLBACK")
+                        conn.execute(undo)
+                        if self._batching:
+                            conn.execute(end)
                     raise
             except sqlite3.Error as error:
                 raise StoreError(f"{self.path}: could not save ({error})") from error
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes in one committed transaction (a simulation's day), each one atomic."""
+        with self._transaction():
+            self._batching = True
+            try:
+                yield
+            finally:
+                self._batching = False
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:

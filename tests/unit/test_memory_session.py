@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
@@ -11,6 +12,7 @@ from fsrs.scheduler import DEFAULT_PARAMETERS
 from studykit.loading import Library
 from studykit.memory.panel import memory_panel_lines
 from studykit.session import Rating, StudySession
+from studykit.srs.store import StoreError
 from tests.conftest import FakeClock, make_deck, make_library
 
 MakeSession = Callable[..., StudySession]
@@ -77,3 +79,25 @@ def test_memory_panel_names_the_model_and_draws_calibration_and_workload(
     assert "fitted on 777 reviews" in lines[0] and "0.432" in lines[0] and "0.057" in lines[0]
     assert any(line.lstrip().startswith("predicted") and "n=" in line for line in lines)
     assert any("recommended" in line for line in lines)
+
+
+def test_store_batch_commits_once_and_keeps_each_write_atomic(tmp_path: Path) -> None:
+    from studykit.srs.records import CardState
+    from studykit.srs.store import Store
+
+    path = tmp_path / "db.sqlite3"
+    with Store.open(path) as store:
+        with store.batch():
+            store.put_state(CardState(1, "d", "a"))
+            with pytest.raises(StoreError):
+                bad = CardState(3, "d", "x", state=9)  # type: ignore[arg-type]  # CHECK fails
+                store.put_states([CardState(2, "d", "b"), bad])
+            store.put_state(CardState(4, "d", "c"))
+        assert sorted(s.key for s in store.load_states()) == [1, 4]
+        with pytest.raises(RuntimeError), store.batch():
+            store.put_state(CardState(5, "d", "e"))
+            raise RuntimeError("the day fails")
+        assert sorted(s.key for s in store.load_states()) == [1, 4]
+        store.put_state(CardState(6, "d", "f"))  # outside a batch: its own transaction again
+    with Store.open(path) as again:
+        assert sorted(s.key for s in again.load_states()) == [1, 4, 6]
