@@ -11,9 +11,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_PANEL_REVIEWS", "memory_panel_lines"]
 
-# Calibration replays the whole log in Python (about 20 µs a review); beyond this the panel
-# shows the model line only, to keep the screen quick.
-MAX_PANEL_REVIEWS = 50_000
+# Calibration replays the whole log in Python (about 20 µs a review, on the UI thread); beyond
+# this the panel shows the model line only, to keep the screen quick.
+MAX_PANEL_REVIEWS = 20_000
 _PANEL_RETENTIONS = tuple(round(0.70 + 0.03 * i, 2) for i in range(10))  # .70 ... .97
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -217,18 +216,4 @@ def simulate(
         minutes=seconds_total / 60,
         start=start,
         end=start + timedelta(days=days),
-    )
-
-
-def learner_json(learner: Learner) -> str:
-    """The learner as JSON (a file `--learner` accepts)."""
-    return json.dumps(
-        {
-            "parameters": list(learner.parameters),
-            "first_rating": list(learner.first_rating),
-            "hard": learner.hard,
-            "easy": learner.easy,
-            "seconds": learner.seconds,
-        },
-        indent=2,
     )
