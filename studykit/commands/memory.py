@@ -183,8 +183,11 @@ def simulate(
     settings = settings_from(ctx)
     if deck_id is not None:
         _open(ctx, deck_id).close()
-    today = datetime.now(UTC).replace(hour=9, minute=0, second=0, microsecond=0)
-    start = today - timedelta(days=days)
+    now = datetime.now(UTC)
+    end = now.replace(hour=9, minute=0, second=0, microsecond=0)  # days of study at 09:00 UTC
+    if end > now:
+        end -= timedelta(days=1)
+    start = end - timedelta(days=days)
     with click.progressbar(range(days), label="Simulating", file=sys.stderr) as bar:
         try:
             result = run(
