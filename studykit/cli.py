@@ -173,6 +173,11 @@ cli.add_command(unsuspend)
 from studykit.commands.doctor import doctor  # noqa: E402
 
 cli.add_command(doctor)
+from studykit.commands.memory import optimize, simulate, workload  # noqa: E402
+
+cli.add_command(optimize)
+cli.add_command(simulate)
+cli.add_command(workload)
 
 
 def _describe(error: BaseException) -> str:

@@ -119,7 +119,8 @@ class StudySession:
         self._lock = threading.RLock()
         self._tz = tz  # None: the machine's local zone, looked up at each instant
         self._fuzz = settings.enable_fuzzing if enable_fuzzing is None else enable_fuzzing
-        self._schedulers: dict[float, Scheduler] = {}
+        self._schedulers: dict[tuple[float, tuple[float, ...] | None], Scheduler] = {}
+        self._models: dict[str, dict[str, Any]] | None = None  # memory_model rows, read lazily
         self._today = DailyTally()
         self._decks = index_decks(library.decks.values(), store.queue_rows())
 
@@ -184,16 +185,36 @@ class StudySession:
 
     def _scheduler(self, deck: Deck) -> Scheduler:
         retention = deck.desired_retention or self.settings.desired_retention
-        scheduler = self._schedulers.get(retention)
+        model = self._model_for(deck)
+        parameters = None if model is None else tuple(model["parameters"])
+        scheduler = self._schedulers.get((retention, parameters))
         if scheduler is None:
             scheduler = Scheduler(
                 desired_retention=retention,
                 learning_steps=self.settings.learning_steps,
                 relearning_steps=self.settings.relearning_steps,
                 enable_fuzzing=self._fuzz,
+                parameters=parameters,
             )
-            self._schedulers[retention] = scheduler
+            self._schedulers[retention, parameters] = scheduler
         return scheduler
+
+    def _model_for(self, deck: Deck) -> dict[str, Any] | None:
+        """The stored model of the nearest deck (itself or a parent deck), else the global one."""
+        if self._models is None:
+            self._models = self.store.memory_models()
+        best: tuple[int, dict[str, Any]] | None = None
+        for scope, model in self._models.items():
+            owner = self.library.decks.get(scope)
+            deeper = owner is not None and (best is None or len(owner.name) > best[0])
+            if owner is not None and deeper and self._contains(owner, deck):
+                best = (len(owner.name), model)
+        return best[1] if best is not None else self._models.get("")
+
+    @staticmethod
+    def _contains(parent: Deck, deck: Deck) -> bool:
+        """True when `deck` is `parent` or one of its sub-decks (by `::` in the names)."""
+        return deck.id == parent.id or deck.name.startswith(parent.name + "::")
 
     # -- queue -----------------------------------------------------------------------------
 
@@ -404,6 +425,113 @@ class StudySession:
     def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:
         """The FSRS parameters one deck is scheduled with."""
         return self._scheduler(self._deck(deck_id).deck).parameters
+
+    # -- memory model ----------------------------------------------------------------------
+
+    def deck_scope(self, deck_id: str | None) -> list[str] | None:
+        """Ids of a deck and its sub-decks (None: every deck); NotLoadedError if unknown."""
+        if deck_id is None:
+            return None
+        parent = self._deck(deck_id).deck
+        return [d.id for d in self.library.decks.values() if self._contains(parent, d)]
+
+    @_synchronized
+    def review_rows(self, deck_id: str | None = None) -> list[tuple[int, int, int, int]]:
+        """(card key, rating, reviewed_at_us, duration_ms) of the log, oldest first."""
+        return self.store.review_rows(self.deck_scope(deck_id))
+
+    @_synchronized
+    def has_reviews(self) -> bool:
+        """True when the review log holds at least one answer."""
+        return self.store.review_count() > 0
+
+    @_synchronized
+    def memory_model(self, deck_id: str | None = None) -> dict[str, Any] | None:
+        """The stored model a deck (or, with None, the collection) is scheduled with, if any."""
+        if deck_id is not None:
+            return self._model_for(self._deck(deck_id).deck)
+        if self._models is None:
+            self._models = self.store.memory_models()
+        return self._models.get("")
+
+    @_synchronized
+    def set_memory_model(
+        self,
+        deck_id: str | None,
+        parameters: list[float],
+        *,
+        reviews: int,
+        cards: int,
+        log_loss: float | None = None,
+        rmse: float | None = None,
+    ) -> None:
+        """Store fitted parameters for a deck and its sub-decks (None: globally); used at once."""
+        scope = "" if deck_id is None else self._deck(deck_id).deck.id
+        Scheduler(parameters=parameters)  # ValueError for parameters fsrs would refuse
+        self.store.put_memory_model(
+            scope,
+            parameters,
+            fitted_at=self.now(),
+            reviews=reviews,
+            cards=cards,
+            log_loss=log_loss,
+            rmse=rmse,
+        )
+        self._models = None
+        self._schedulers.clear()
+
+    @_synchronized
+    def reschedule(self, deck_id: str | None = None) -> int:
+        """Recompute memory state and due date of answered cards from their history; how many."""
+        moved = []
+        scope = self.deck_scope(deck_id)
+        for index in self._indexes(None):
+            if scope is not None and index.deck.id not in scope:
+                continue
+            scheduler = self._scheduler(index.deck)
+            for pos in range(len(index.deck.cards)):
+                key = index.key(pos)
+                state = self.store.get_state(key)
+                history = self.store.history(key) if state and state.state else []
+                if state is None or not history:
+                    continue
+                fsrs_card = Scheduler.new_card(key, now=history[0].reviewed_at)
+                for answer in history:
+                    fsrs_card, _ = scheduler.review(
+                        fsrs_card, answer.rating, now=answer.reviewed_at
+                    )
+                new = replace(
+                    state,
+                    state=State(fsrs_card.state),
+                    step=fsrs_card.step,
+                    stability=fsrs_card.stability,
+                    difficulty=fsrs_card.difficulty,
+                    due=fsrs_card.due,
+                    last_review=fsrs_card.last_review,
+                )
+                moved.append(new)
+                index.put(pos, new)
+        self.store.put_states(moved)
+        return len(moved)
+
+    @_synchronized
+    def workload_inputs(self) -> dict[str, Any]:
+        """Loaded, unsuspended cards: how many are new, and S, D, days since review of the rest."""
+        now = self.now()
+        states = {state.key: state for state in self.store.load_states()}
+        new, stability, difficulty, elapsed = 0, [], [], []
+        for index in self._decks.values():
+            for pos in range(len(index.deck.cards)):
+                state = states.get(index.key(pos))
+                if state is not None and state.suspended:
+                    continue
+                if state is None or state.stability is None or state.last_review is None:
+                    new += 1
+                    continue
+                stability.append(state.stability)
+                difficulty.append(state.difficulty or 5.0)
+                elapsed.append(max(0.0, (now - state.last_review).total_seconds() / 86400))
+        return {"new": new, "stability": stability, "difficulty": difficulty, "elapsed": elapsed}
 
     # -- experiment cache ------------------------------------------------------------------
 

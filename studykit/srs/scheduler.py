@@ -57,6 +57,7 @@ class Scheduler:
         relearning_steps: Sequence[timedelta] = DEFAULT_RELEARNING_STEPS,
         enable_fuzzing: bool = True,
         maximum_interval: int = 36500,
+        parameters: Sequence[float] | None = None,
     ) -> None:
         if not 0.0 < desired_retention < 1.0:
             raise ValueError(f"desired_retention must be in (0, 1), got {desired_retention}")
@@ -65,12 +66,16 @@ class Scheduler:
         self.relearning_steps = tuple(relearning_steps)
         self.enable_fuzzing = enable_fuzzing
         self.maximum_interval = maximum_interval
+        # None: fsrs's defaults; otherwise fitted ones (`studykit optimize --apply`).
+        self._fitted = None if parameters is None else tuple(float(w) for w in parameters)
         self._engine = self._build(fuzz=enable_fuzzing)
         # Previews show the unfuzzed interval: fuzz is random, so a fuzzed preview would lie.
         self._exact = self._build(fuzz=False)
 
     def _build(self, *, fuzz: bool) -> fsrs.Scheduler:
+        extra = {} if self._fitted is None else {"parameters": self._fitted}
         return fsrs.Scheduler(
+            **extra,
             desired_retention=self.desired_retention,
             learning_steps=self.learning_steps,
             relearning_steps=self.relearning_steps,

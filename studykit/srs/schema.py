@@ -73,6 +73,21 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        2,
+        "memory model: fitted FSRS parameters, globally (scope '') or per deck",
+        (
+            """CREATE TABLE memory_model (
+                scope TEXT PRIMARY KEY,
+                parameters_json TEXT NOT NULL,
+                fitted_at_us INTEGER NOT NULL,
+                reviews INTEGER NOT NULL,
+                cards INTEGER NOT NULL,
+                log_loss REAL,
+                rmse REAL
+            )""",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

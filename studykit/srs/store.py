@@ -138,6 +138,7 @@ class Store:
         self.schema_version = version
         self.backup_path: Path | None = None
         self.backup_problem: str | None = None
+        self._batching = False
 
     @classmethod
     def open(
@@ -249,17 +250,35 @@ class Store:
         """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error), holding the lock."""
         with self._lock:
             conn = self._conn
+            # Inside `batch()` each write is a savepoint, committed with the batch.
+            begin, end, undo = (
+                ("SAVEPOINT write", "RELEASE write", "ROLLBACK TO write")
+                if self._batching
+                else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
+            )
             try:
-                conn.execute("BEGIN IMMEDIATE")
+                conn.execute(begin)
                 try:
                     yield conn
-                    conn.execute("COMMIT")
+                    conn.execute(end)
                 except BaseException:
                     if conn.in_transaction:
-                        conn.execute("ROLLBACK")
+                        conn.execute(undo)
+                        if self._batching:
+                            conn.execute(end)
                     raise
             except sqlite3.Error as error:
                 raise StoreError(f"{self.path}: could not save ({error})") from error
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes in one committed transaction (a simulation's day), each one atomic."""
+        with self._transaction():
+            self._batching = True
+            try:
+                yield
+            finally:
+                self._batching = False
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
@@ -396,6 +415,75 @@ class Store:
         )
         total, passed = rows[0]
         return int(total), int(passed)
+
+    def set_durable(self, durable: bool) -> None:
+        """FULL sync on every commit (the default), or NORMAL for bulk simulated writes.
+
+        In WAL mode NORMAL never corrupts the file; a crash may lose the last commits, which
+        a simulation into an empty data dir can afford (it is simply rerun).
+        """
+        with self._lock:
+            self._conn.execute(f"PRAGMA synchronous = {'FULL' if durable else 'NORMAL'}")
+
+    # -- memory model --------------------------------------------------------------------
+
+    def review_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple[int, int, int, int]]:
+        """(key, rating, reviewed_at_us, duration_ms) of every answer, oldest first."""
+        sql = "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log"
+        params: tuple[str, ...] = ()
+        if deck_ids is not None:
+            params = tuple(deck_ids)
+            sql += f" WHERE deck_id IN ({', '.join('?' for _ in params)})"
+        return [tuple(row) for row in self._query(sql + " ORDER BY reviewed_at_us, id", params)]
+
+    def review_count(self) -> int:
+        """How many answers the log holds."""
+        return int(self._query("SELECT count(*) FROM review_log")[0][0])
+
+    def memory_models(self) -> dict[str, dict[str, Any]]:
+        """Stored parameters per scope ('' global, else a deck id), with how they were fitted."""
+        rows = self._query(
+            "SELECT scope, parameters_json, fitted_at_us, reviews, cards, log_loss, rmse "
+            "FROM memory_model"
+        )
+        return {
+            scope: {
+                "parameters": json.loads(params),
+                "fitted_at": from_us(fitted),
+                "reviews": reviews,
+                "cards": cards,
+                "log_loss": log_loss,
+                "rmse": rmse,
+            }
+            for scope, params, fitted, reviews, cards, log_loss, rmse in rows
+        }
+
+    def put_memory_model(
+        self,
+        scope: str,
+        parameters: Sequence[float],
+        *,
+        fitted_at: datetime,
+        reviews: int,
+        cards: int,
+        log_loss: float | None,
+        rmse: float | None,
+    ) -> None:
+        """Store (replace) the parameters of one scope, committed."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO memory_model (scope, parameters_json, fitted_at_us, "
+                "reviews, cards, log_loss, rmse) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    scope,
+                    json.dumps([float(w) for w in parameters]),
+                    to_us(fitted_at),
+                    reviews,
+                    cards,
+                    log_loss,
+                    rmse,
+                ),
+            )
 
     # -- experiment cache ----------------------------------------------------------------
 

@@ -63,6 +63,8 @@ class StatsScreen(Screen[None]):
             yield Static("", id="forecast-total")
             yield Static("Reviews in the last year", classes="chart-title")
             yield Static("", id="heatmap", classes="chart", markup=False)
+            yield Static("Memory model", classes="chart-title")
+            yield Static("", id="memory", classes="chart", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -71,6 +73,10 @@ class StatsScreen(Screen[None]):
     def action_refresh(self) -> None:
         with shown_on_screen(self, "Could not compute statistics"):
             self._show(self.session.stats())
+        with shown_on_screen(self, "Could not describe the memory model"):
+            from studykit.memory.panel import memory_panel_lines
+
+            self.query_one("#memory", Static).update("\n".join(memory_panel_lines(self.session)))
 
     def _show(self, stats: Stats) -> None:
         pairs = summary_lines(stats)

@@ -1,0 +1,219 @@
+"""The workload curve: daily reviews, minutes and cards remembered per desired retention."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MAX_CARDS",
+    "MAX_DAYS",
+    "RETENTIONS",
+    "Costs",
+    "Row",
+    "curve",
+    "plot_lines",
+    "recommend",
+    "simulate_workload",
+]
+
+MAX_DAYS = 3650
+MAX_CARDS = 100_000
+_SMOOTH_CARDS = 2000
+RETENTIONS: tuple[float, ...] = tuple(round(0.70 + 0.01 * i, 2) for i in range(28))  # .70-.97
+
+
+@dataclass(frozen=True)
+class Costs:
+    """Seconds per answer and how the student rates, from the review log or defaults."""
+
+    new: float = 20.0
+    recall: float = 8.0
+    forget: float = 18.0
+    first_rating: tuple[float, float, float, float] = (0.25, 0.1, 0.55, 0.1)
+    hard: float = 0.15  # of recalled reviews
+    easy: float = 0.05
+
+
+@dataclass(frozen=True)
+class Row:
+    """One desired retention: average reviews and minutes per day, cards remembered at the end."""
+
+    retention: float
+    reviews_per_day: float
+    minutes_per_day: float
+    remembered: float
+    minutes_per_remembered: float
+
+
+class _Model:
+    """FSRS-6's memory formulas over arrays of cards (stability S, difficulty D)."""
+
+    def __init__(self, w: Sequence[float]) -> None:
+        self.w = np.asarray(w, dtype=float)
+        self.decay = -self.w[20]
+        self.factor = 0.9 ** (1 / self.decay) - 1
+
+    def recall_probability(self, elapsed: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return np.asarray((1 + self.factor * elapsed / s) ** self.decay)
+
+    def interval(self, s: np.ndarray, retention: float) -> np.ndarray:
+        days = s / self.factor * (retention ** (1 / self.decay) - 1)
+        return np.asarray(np.clip(np.round(days), 1, 36500))
+
+    def initial_difficulty(self, g: np.ndarray | float) -> np.ndarray:
+        w = self.w
+        return np.asarray(w[4] - np.exp(w[5] * (np.asarray(g) - 1)) + 1)
+
+    def next_difficulty(self, d: np.ndarray, g: np.ndarray) -> np.ndarray:
+        w = self.w
+        delta = -w[6] * (g - 3)
+        damped = d + (10 - d) * delta / 9
+        return np.asarray(np.clip(w[7] * self.initial_difficulty(4) + (1 - w[7]) * damped, 1, 10))
+
+    def next_stability(
+        self, s: np.ndarray, d: np.ndarray, r: np.ndarray, g: np.ndarray
+    ) -> np.ndarray:
+        w = self.w
+        bonus = np.where(g == 2, w[15], 1.0) * np.where(g == 4, w[16], 1.0)
+        grown = s * (
+            1 + np.exp(w[8]) * (11 - d) * s ** -w[9] * (np.exp((1 - r) * w[10]) - 1) * bonus
+        )
+        lapse = np.minimum(
+            w[11] * d ** -w[12] * ((s + 1) ** w[13] - 1) * np.exp((1 - r) * w[14]),
+            s / np.exp(w[17] * w[18]),
+        )
+        return np.asarray(np.maximum(np.where(g == 1, lapse, grown), 0.001))
+
+
+def simulate_workload(
+    parameters: Sequence[float],
+    *,
+    retention: float,
+    days: int,
+    new_cards: int,
+    new_per_day: int,
+    reviews_per_day: int,
+    costs: Costs = Costs(),
+    stability: Sequence[float] = (),
+    difficulty: Sequence[float] = (),
+    elapsed: Sequence[float] = (),
+    seed: int = 0,
+) -> Row:
+    """Simulate `days` days at one desired retention; cards answered before start with S, D."""
+    if not 1 <= days <= MAX_DAYS:
+        raise ValueError(f"days must be from 1 to {MAX_DAYS}, got {days}")
+    model = _Model(parameters)
+    rng = np.random.default_rng(seed)
+    # A small collection is simulated as several copies of itself (then divided back), so
+    # that the curve shows the model and not the luck of a few dozen draws.
+    copies = max(1, -(-_SMOOTH_CARDS // max(1, len(stability) + new_cards)))
+    stability = list(stability) * copies
+    difficulty = list(difficulty) * copies
+    elapsed = list(elapsed) * copies
+    new_cards *= copies
+    new_per_day *= copies
+    reviews_per_day *= copies
+    old = len(stability)
+    total = old + new_cards
+    s = np.ones(total)
+    d = np.full(total, 5.0)
+    last = np.zeros(total)
+    due = np.full(total, np.inf)
+    s[:old], d[:old] = stability, difficulty
+    last[:old] = -np.asarray(elapsed, dtype=float)
+    due[:old] = last[:old] + model.interval(s[:old], retention)
+    introduced = old
+    answers = seconds = 0.0
+    first = np.asarray(costs.first_rating) / sum(costs.first_rating)
+    for day in range(days):
+        # Reviews first (the most overdue first, up to the limit), then new cards.
+        waiting = np.flatnonzero(due[:introduced] <= day)
+        if len(waiting) > reviews_per_day:
+            waiting = waiting[np.argsort(due[waiting], kind="stable")[:reviews_per_day]]
+        if len(waiting):
+            r = model.recall_probability(day - last[waiting], s[waiting])
+            draw = rng.random(len(waiting))
+            recalled = draw < r
+            pick = rng.random(len(waiting))
+            g = np.where(
+                ~recalled,
+                1,
+                np.where(pick < costs.hard, 2, np.where(pick < costs.hard + costs.easy, 4, 3)),
+            )
+            s[waiting] = model.next_stability(s[waiting], d[waiting], r, g)
+            d[waiting] = model.next_difficulty(d[waiting], g)
+            last[waiting] = day
+            due[waiting] = day + model.interval(s[waiting], retention)
+            forgot = int((~recalled).sum())
+            answers += len(waiting) + forgot  # a lapse is relearnt the same day
+            seconds += recalled.sum() * costs.recall + forgot * (costs.forget + costs.recall)
+        fresh = min(new_per_day, total - introduced)
+        if fresh:
+            part = slice(introduced, introduced + fresh)
+            g = rng.choice(4, size=fresh, p=first) + 1
+            s[part] = model.w[g - 1]
+            d[part] = np.clip(model.initial_difficulty(g), 1, 10)
+            last[part] = day
+            due[part] = day + model.interval(s[part], retention)
+            introduced += fresh
+            answers += fresh
+            seconds += fresh * costs.new
+    remembered = float(model.recall_probability(days - last[:introduced], s[:introduced]).sum())
+    remembered /= copies
+    answers /= copies
+    minutes = seconds / 60 / copies
+    return Row(
+        retention=retention,
+        reviews_per_day=float(answers) / days,
+        minutes_per_day=float(minutes) / days,
+        remembered=remembered,
+        minutes_per_remembered=float(minutes) / remembered if remembered > 0 else float("inf"),
+    )
+
+
+def curve(
+    parameters: Sequence[float],
+    inputs: dict[str, Any],
+    *,
+    days: int,
+    new_per_day: int,
+    reviews_per_day: int,
+    retentions: Sequence[float] = RETENTIONS,
+) -> list[Row]:
+    """One row per retention for the cards `StudySession.workload_inputs()` describes."""
+    return [
+        simulate_workload(
+            parameters,
+            retention=retention,
+            days=days,
+            new_cards=inputs["new"],
+            new_per_day=new_per_day,
+            reviews_per_day=reviews_per_day,
+            stability=inputs["stability"],
+            difficulty=inputs["difficulty"],
+            elapsed=inputs["elapsed"],
+        )
+        for retention in retentions
+    ]
+
+
+def recommend(rows: Sequence[Row]) -> Row:
+    """The row with the least time per card remembered."""
+    return min(rows, key=lambda row: row.minutes_per_remembered)
+
+
+def plot_lines(rows: Sequence[Row], best: Row, *, width: int = 40) -> list[str]:
+    """A terminal bar per retention: minutes per card remembered, the curve to minimise."""
+    finite = [r.minutes_per_remembered for r in rows if np.isfinite(r.minutes_per_remembered)]
+    top = max(finite, default=1.0) or 1.0
+    lines = ["minutes per card remembered"]
+    for row in rows:
+        value = row.minutes_per_remembered
+        bar = "█" * max(1, round(width * value / top)) if np.isfinite(value) else "∞"
+        mark = "  ◀ recommended" if row is best else ""
+        lines.append(f"{row.retention:.2f} {bar} {value:.2f}{mark}")
+    return lines
