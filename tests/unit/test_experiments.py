@@ -123,6 +123,30 @@ def test_default_lstm_forget_gate_is_near_one_half() -> None:
     assert 0.4 < float(got["default_mean_forget"]) < 0.6  # σ(≈0) with small random weights
 
 
+def test_default_forget_mean_moves_only_with_seed_and_hidden_size() -> None:
+    # Its own generator: the run's other draws (x of `length` steps) leave it alone.
+    base = values(run_cpu("lstm-forget-gate", init="default", length=5, hidden_size=16))
+    for other in ({"length": 40}, {"forget": 0.9}, {"init": "zeroed"}):
+        params = {"init": "default", "length": 5, "hidden_size": 16, **other}
+        got = values(run_cpu("lstm-forget-gate", **params))
+        assert got["default_mean_forget"] == base["default_mean_forget"], other
+    reseeded = run_experiment(
+        "lstm-forget-gate", {"length": 5, "hidden_size": 16}, device="cpu", seed=1
+    )
+    assert values(reseeded)["default_mean_forget"] != base["default_mean_forget"]
+
+
+def test_default_forget_cell_uses_pytorchs_init_range() -> None:
+    from studykit.experiments.common import generator
+    from studykit.experiments.lstm_forget_gate import _default_cell
+
+    cell = _default_cell(25, generator(0))
+    reference = torch.nn.LSTMCell(25, 25)
+    for ours, theirs in zip(cell.parameters(), reference.parameters(), strict=True):
+        assert ours.shape == theirs.shape
+        assert float(ours.abs().max()) <= 1 / 5 < 1.05 * float(ours.abs().max())
+
+
 def test_positional_encoding_values_match_sin_and_cos() -> None:
     from studykit.experiments.positional_encoding import encodings
 
