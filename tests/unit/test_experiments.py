@@ -50,7 +50,7 @@ SMALL = {
     "effective-context": {"gamma": 0.8},
     "rnn-gradient-decay": {"rho": 0.9, "hidden_size": 8, "length": 40},
     "lstm-forget-gate": {"forget": 0.731, "length": 12, "hidden_size": 4},
-    "positional-encoding": {"positions": 16, "d_model": 8},
+    "positional-encoding": {"positions": 16, "d_model": 8, "pos": 7, "dim": 5, "pair": 3},
     "attention-scaling": {"d_k": 16, "keys": 32, "queries": 256},
     "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8},
 }
@@ -170,6 +170,35 @@ def test_positional_encoding_dot_depends_only_on_distance() -> None:
     assert float(got["dot_spread"]) < 1e-9
     assert float(got["rotation_error"]) < 1e-9
     assert got["pe_1_0"] == pytest.approx(float(sympy.sin(1)))
+
+
+@pytest.mark.parametrize(("pos", "dim", "d_model"), [(0, 0, 8), (1, 1, 8), (7, 5, 8), (50, 9, 64)])
+def test_positional_encoding_entry_matches_sin_or_cos(pos: int, dim: int, d_model: int) -> None:
+    got = values(run_cpu("positional-encoding", positions=4, d_model=d_model, pos=pos, dim=dim))
+    angle = sympy.Integer(pos) / sympy.Integer(10_000) ** sympy.Rational(2 * (dim // 2), d_model)
+    expected = sympy.sin(angle) if dim % 2 == 0 else sympy.cos(angle)
+    assert got["pe_entry"] == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_positional_encoding_pair_gives_sin_and_cos_of_one_frequency() -> None:
+    got = values(run_cpu("positional-encoding", positions=4, d_model=16, pos=10, i=1))
+    angle = 10 / sympy.sqrt(10)  # 10000^(2/16) = √10
+    assert got["pe_sin"] == pytest.approx(float(sympy.sin(angle)), abs=1e-12)
+    assert got["pe_cos"] == pytest.approx(float(sympy.cos(angle)), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("params", "needle"),
+    [
+        ({"d_model": 8, "dim": 8}, "`dim` must be below d_model (8)"),
+        ({"d_model": 8, "pair": 4}, "below d_model/2 (4)"),
+    ],
+)
+def test_positional_encoding_entry_must_lie_inside_d_model(
+    params: dict[str, object], needle: str
+) -> None:
+    with pytest.raises(ParamError, match=needle.replace("(", "\\(").replace(")", "\\)")):
+        run_cpu("positional-encoding", positions=4, **params)
 
 
 def test_odd_d_model_is_a_parameter_error() -> None:
