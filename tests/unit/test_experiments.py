@@ -251,6 +251,40 @@ def test_parallelism_counts_steps_and_depth() -> None:
     )
 
 
+def test_parallelism_flop_formulas_match_torchs_flop_counter() -> None:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from studykit.experiments.parallelism import flops
+
+    params = {"batch_size": 2, "seq_len": 48, "hidden_size": 16, "layers": 1, "cell": "lstm"}
+    b, t, d = 2, 48, 16
+    layer = torch.nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.0, batch_first=True)
+    lstm = torch.nn.LSTM(d, d, batch_first=True)
+    x = torch.randn(b, t, d)
+
+    def lstm_products() -> None:  # an LSTM layer's matmuls, step by step (gates elided)
+        h = torch.zeros(b, d)
+        for step in range(t):
+            x[:, step] @ lstm.weight_ih_l0.T + h @ lstm.weight_hh_l0.T
+
+    counted = []
+    for model in (
+        lstm_products,
+        lambda: layer.self_attn(x, x, x, need_weights=True),  # explicit bmm scores
+        lambda: layer.linear2(layer.linear1(x)),
+    ):
+        with FlopCounterMode(display=False) as counter:
+            model()
+        counted.append(counter.get_total_flops())
+    rnn, self_attention, encoder = flops(params)
+    assert rnn == counted[0]
+    assert self_attention == counted[1]
+    assert encoder == counted[1] + counted[2]
+    got = values(run_cpu("parallelism", **params, heads=4, repeats=1))
+    assert got["self_attention_gflop"] == pytest.approx(self_attention / 1e9, rel=1e-12)
+    assert got["attention_gflop"] == pytest.approx(encoder / 1e9, rel=1e-12)
+
+
 def test_every_experiment_has_a_valid_default_and_a_plot() -> None:
     assert len(registry.names()) == 9
     for experiment in registry.experiments().values():
