@@ -13,6 +13,7 @@ from studykit.experiments.base import (
     Cancelled,
     DeviceUnavailable,
     ParamError,
+    Params,
     Result,
     UnknownExperiment,
 )
@@ -256,7 +257,13 @@ def test_parallelism_flop_formulas_match_torchs_flop_counter() -> None:
 
     from studykit.experiments.parallelism import flops
 
-    params = {"batch_size": 2, "seq_len": 48, "hidden_size": 16, "layers": 1, "cell": "lstm"}
+    params: Params = {
+        "batch_size": 2,
+        "seq_len": 48,
+        "hidden_size": 16,
+        "layers": 1,
+        "cell": "lstm",
+    }
     b, t, d = 2, 48, 16
     layer = torch.nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.0, batch_first=True)
     lstm = torch.nn.LSTM(d, d, batch_first=True)
