@@ -18,7 +18,7 @@ from studykit.experiments.base import Value
 _CHILD = r"""
 import json, os, re, sys, time
 import torch
-from studykit.experiments.runner import run_experiment
+from studykit.experiments.runner import run_in_process
 
 def status(key):
     with open("/proc/self/status") as f:
@@ -30,7 +30,7 @@ def one(name, params):
         f.write("5")
     base = status("VmRSS")
     start = time.perf_counter()
-    run_experiment(name, params, device="cpu", seed=0)
+    run_in_process(name, params, device="cpu", seed=0)
     seconds = time.perf_counter() - start
     return {"extra_bytes": status("VmHWM") - base, "seconds": seconds}
 
