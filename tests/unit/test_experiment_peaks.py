@@ -46,6 +46,7 @@ SIZES: dict[str, list[dict[str, Value]]] = {
         {},
         {"model": "attention", "distance": 150, "seeds": 1, "train": True, "steps": 2},
         {"model": "rnn", "distance": 300, "hidden_size": 256, "seeds": 1},
+        {"model": "lstm", "distance": 300, "hidden_size": 256, "seeds": 1, "dtype": "float64"},
     ],
     "bptt-memory": [
         {"length": 64},

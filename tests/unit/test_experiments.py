@@ -226,6 +226,17 @@ def test_long_range_attention_keeps_the_distant_gradient() -> None:
     assert float(got["attention_ratio"]) > 100 * float(got["rnn_ratio"])
 
 
+def test_long_range_float64_resolves_what_float32_underflows() -> None:
+    near = {"model": "rnn", "distance": 10, "hidden_size": 16, "seeds": 1}
+    single = values(run_cpu("long-range", **near))
+    double = values(run_cpu("long-range", **near, dtype="float64"))
+    # Same weights and inputs, only the precision differs.
+    assert double["rnn_ratio"] == pytest.approx(single["rnn_ratio"], rel=1e-4)
+    far = {**near, "distance": 250}
+    assert values(run_cpu("long-range", **far))["rnn_ratio"] == 0.0
+    assert 0.0 < float(values(run_cpu("long-range", **far, dtype="float64"))["rnn_ratio"]) < 1e-38
+
+
 def test_long_range_training_reports_a_success_rate() -> None:
     got = values(run_cpu("long-range", model="attention", distance=3, seeds=1, train=True, steps=5))
     assert 0.0 <= float(got["attention_success"]) <= 1.0
