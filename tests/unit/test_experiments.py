@@ -221,6 +221,28 @@ def test_memory_capacity_stays_under_the_bound_d() -> None:
     assert float(tanh["capacity"]) <= 16 + 1e-6
 
 
+def test_memory_capacity_chance_floor_is_lags_over_held_out_steps() -> None:
+    # r² of a readout and an input it never saw: Beta(1/2, (n-2)/2), mean 1/(n-1), sd ≈ √2/n.
+    lags, samples = 400, 2000
+    got = values(run_cpu("memory-capacity", hidden_size=8, lags=lags, samples=samples))
+    n = samples - sympy.floor(sympy.Rational(3, 4) * samples)
+    expected = sympy.Rational(lags, n - 1)
+    spread = sympy.sqrt(2 * lags) / n
+    assert abs(float(got["chance_capacity"]) - float(expected)) < 4 * float(spread)
+    assert got["few_samples"] == 1  # 400 lags of chance: ≈ 0.8, a tenth of d = 8
+
+
+def test_memory_capacity_flags_few_samples_that_bias_it_upward() -> None:
+    result = run_cpu("memory-capacity", hidden_size=16, samples=100)
+    got = values(result)
+    assert got["few_samples"] == 1
+    assert float(got["chance_capacity"]) >= 0.01 * 16
+    assert float(got["capacity"]) > 16  # past the bound d: chance, not memory
+    assert "biased" in result.outcome.explanation
+    plenty = run_cpu("memory-capacity", hidden_size=16, samples=4000)
+    assert values(plenty)["few_samples"] == 0 and "biased" not in plenty.outcome.explanation
+
+
 def test_long_range_attention_keeps_the_distant_gradient() -> None:
     got = values(run_cpu("long-range", distance=15, seeds=2, hidden_size=16))
     assert float(got["attention_ratio"]) > 100 * float(got["rnn_ratio"])
