@@ -52,6 +52,7 @@ SIZES: dict[str, list[dict[str, Value]]] = {
         {"length": 64},
         {"length": 256},
         {"length": 1024, "batch_size": 8, "hidden_size": 64},
+        {"length": 512, "batch_size": 8, "hidden_size": 64, "heads": 8},
     ],
     "positional-encoding": [{}, {"positions": 2000}, {"positions": 4000, "d_model": 256}],
     "attention-scaling": [

@@ -53,7 +53,7 @@ SMALL = {
     "lstm-forget-gate": {"forget": 0.731, "length": 12, "hidden_size": 4},
     "positional-encoding": {"positions": 16, "d_model": 8, "pos": 7, "dim": 5, "pair": 3},
     "attention-scaling": {"d_k": 16, "keys": 32, "queries": 256},
-    "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8},
+    "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8, "heads": 2},
 }
 
 
@@ -270,6 +270,35 @@ def test_bptt_memory_grows_linearly_and_checkpointing_saves() -> None:
     assert float(got["rnn_bytes_per_step"]) == pytest.approx(4 * 8 * 4, rel=0.05)
     assert float(got["checkpoint_mib"]) < float(got["rnn_mib"])
     assert float(got["attention_mib"]) >= float(got["scores_mib"])
+
+
+@pytest.mark.parametrize("heads", [1, 4])
+def test_bptt_memory_counts_what_autograd_saves_per_head(heads: int) -> None:
+    t, b, d = 32, 2, 8
+    got = values(run_cpu("bptt-memory", length=t, batch_size=b, hidden_size=d, heads=heads))
+    T, B, D, H = sympy.symbols("T B D H", positive=True)
+    at = {T: t, B: b, D: d, H: heads}
+    # Every state h_0 … h_T, and beside them the inputs x (T·B·d) and W_ih, W_hh.
+    assert got["rnn_state_elements"] == ((T + 1) * B * D).subs(at)
+    assert got["rnn_saved_elements"] == ((2 * T + 1) * B * D + 2 * D**2).subs(at)
+    # Each head keeps its own B × T × T softmax weights.
+    assert got["weights_mib"] == pytest.approx(float((4 * H * B * T**2 / 2**20).subs(at)))
+    assert got["attention_saved_elements"] == (4 * B * T * D + 3 * D**2 + H * B * T**2).subs(at)
+    # The RNN saves tensors at every step (its input x_t among them); attention a fixed few.
+    assert int(got["rnn_saved_inputs"]) >= t and int(got["rnn_saved_tensors"]) >= 2 * t
+    assert int(got["attention_saved_inputs"]) == 2  # x and the projection's weight
+
+
+def test_bptt_attention_saves_the_same_tensors_at_any_length() -> None:
+    short = values(run_cpu("bptt-memory", length=16, batch_size=1, hidden_size=8, heads=2))
+    long = values(run_cpu("bptt-memory", length=64, batch_size=1, hidden_size=8, heads=2))
+    assert short["attention_saved_tensors"] == long["attention_saved_tensors"]
+    assert int(long["rnn_saved_tensors"]) > 3 * int(short["rnn_saved_tensors"])
+
+
+def test_bptt_heads_must_divide_the_width() -> None:
+    with pytest.raises(ParamError, match="`heads` must divide hidden_size"):
+        run_cpu("bptt-memory", length=8, hidden_size=6, heads=4)
 
 
 def test_parallelism_counts_steps_and_depth() -> None:
