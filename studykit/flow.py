@@ -327,7 +327,10 @@ class QuizFlow(_CardFlow):
         if self._counts(card):
             self._commit(card, rating)
         passed = rating != Rating.Again
-        self.answers.append(quiz_answer(card, passed=passed, variant=self.variant, graded=graded))
+        note = self.session.library.note_for(card.deck)
+        self.answers.append(
+            quiz_answer(card, passed=passed, variant=self.variant, graded=graded, note=note)
+        )
         return self._ask()
 
 

@@ -140,19 +140,49 @@ def _compound(text: str, *, leading_sign_ok: bool = False) -> bool:
     return False
 
 
-def _script(content: str, table: dict[str, str], mark: str) -> str:
-    """Render a sub/superscript, falling back to `_x` or `_(xy)` when Unicode lacks a glyph."""
+# Superscripts that read as marks on their letter, written straight after it: `k*`, `A†`.
+_MARKS = frozenset("*∗†‡⋆")
+# Letters only, as in `d_model` or `seq_len`: a name's suffix, not an index.
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _unwrapped(text: str) -> str:
+    """`text` without one pair of round brackets around all of it."""
+    return text[1:-1] if text.startswith("(") and _wrapped(text) else text
+
+
+def superscript(content: str) -> str:
+    """A superscript in Unicode, `*` as is, else `^(…)` (never a half-converted one)."""
     compact = content.replace(" ", "")
-    if all(ch in table for ch in compact):
-        return "".join(table[ch] for ch in compact)
-    content = " ".join(content.split())
-    bases = [ch for ch in compact if not unicodedata.combining(ch)]
-    return mark + (content if len(bases) == 1 or _wrapped(content) else f"({content})")
+    if all(ch in SUPERSCRIPTS for ch in compact):
+        return "".join(SUPERSCRIPTS[ch] for ch in compact)
+    if compact in _MARKS:
+        return compact
+    return f"^({_unwrapped(' '.join(content.split()))})"
+
+
+def _identifier(base: str, content: str) -> bool:
+    """True when `base_content` is one name (`d_model`, `seq_len`) rather than an index."""
+    if not _WORD.fullmatch(content):
+        return False
+    if _WORD.fullmatch(base) and len(base) >= 2:  # `\mathrm{seq}_{len}` is `seq_len`
+        return len(content) >= 2
+    return len(content) >= 3 and not all(ch in SUBSCRIPTS for ch in content)
+
+
+def _subscript(content: str, *, bracketed: bool = False) -> str:
+    """A subscript in Unicode, else `[…]` as an index: `h[T]`, `h[T-1]` (`bracketed` forces it)."""
+    compact = content.replace(" ", "")
+    if not bracketed and all(ch in SUBSCRIPTS for ch in compact):
+        return "".join(SUBSCRIPTS[ch] for ch in compact)
+    return f"[{_unwrapped(' '.join(content.split()))}]"
 
 
 class _Parser:
-    def __init__(self, tex: str) -> None:
+    def __init__(self, tex: str, bracketed: frozenset[str] = frozenset()) -> None:
         self.toks = _tokenize(tex)
+        self.bracketed = bracketed  # bases whose every subscript is written `[…]`
+        self.indexed: set[str] = set()  # bases with a subscript that Unicode could not show
         self.pos = 0
         self.depth = 0
         self.matrix = 0
@@ -184,6 +214,7 @@ class _Parser:
 
     def scripts(self, base: str) -> str:
         """Attach any `_` and `^` that follow `base` (spaces before them are ignored)."""
+        key = base.strip()
         while True:
             j = self.pos
             while j < len(self.toks) and self.toks[j] == " ":
@@ -192,10 +223,15 @@ class _Parser:
                 return base
             self.pos = j + 1
             arg = self.arg().strip()
-            sub = self.toks[j] == "_"
-            piece = _script(arg, SUBSCRIPTS if sub else SUPERSCRIPTS, "_" if sub else "^")
-            fallback = piece.startswith(("_", "^")) and self.word_follows()
-            base += piece + " " if fallback else piece  # `x_q y`, not `x_qy`
+            if self.toks[j] == "^":
+                base += superscript(arg)
+            elif _identifier(key, arg):
+                base = f"{base}_{arg} " if self.word_follows() else f"{base}_{arg}"
+            else:
+                piece = _subscript(arg, bracketed=key in self.bracketed)
+                if piece.startswith("["):
+                    self.indexed.add(key)
+                base += piece
 
     def arg(self) -> str:
         """One macro argument: a `{group}` or a single token."""
@@ -265,9 +301,15 @@ class _Parser:
         if name in IGNORED:
             return ""
         if name in ("left", "right"):
+            self.skip_spaces()
             if self.peek() == ".":  # `\left.` is an invisible delimiter
                 self.pos += 1
-            return ""
+                return ""
+            if name == "right" or self.peek() is None:
+                return ""
+            delimiter = self.atom()  # `\left\| \frac…` is `‖∂…`: no space inside
+            self.skip_spaces()
+            return delimiter
         if name in ("frac", "dfrac", "tfrac", "cfrac"):
             num, den = self.arg().strip(), self.arg().strip()
             if not (num or den):
@@ -300,7 +342,7 @@ class _Parser:
         if name in ("overset", "stackrel", "underset"):
             over, base = self.arg().strip(), self.arg().strip()
             sub = name == "underset"
-            return base + _script(over, SUBSCRIPTS if sub else SUPERSCRIPTS, "_" if sub else "^")
+            return base + (_subscript(over) if sub else superscript(over))
         if name == "pmod":
             return f" (mod {self.arg().strip()})"
         if name == "begin":
@@ -318,7 +360,7 @@ class _Parser:
             index = self.expr("]").strip()
         body = self.arg().strip()
         roots = {"": "√", "2": "√", "3": "∛", "4": "∜"}
-        root = roots.get(index) or _script(index, SUPERSCRIPTS, "^") + "√"
+        root = roots.get(index) or superscript(index) + "√"
         return root + (body if not body or _ATOM.fullmatch(body) or _wrapped(body) else f"({body})")
 
     def environment(self, env: str) -> str:
@@ -335,7 +377,10 @@ class _Parser:
 def latex_to_unicode(tex: str) -> str:
     """Render LaTeX maths as readable Unicode text; never raises."""
     try:
-        rendered = _Parser(tex).expr()
+        parser = _Parser(tex)
+        rendered = parser.expr()
+        if parser.indexed:  # one notation per symbol: `x[1], …, x[T]`, not `x₁, …, x[T]`
+            rendered = _Parser(tex, frozenset(parser.indexed)).expr()
     except RecursionError:  # belt and braces: the depth guard should make this unreachable
         return " ".join(tex.split())
     rendered = unicodedata.normalize("NFC", rendered)  # precomposed letters render best

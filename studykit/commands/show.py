@@ -22,17 +22,6 @@ def _load(ctx: click.Context) -> Library:
     return library
 
 
-def _echo(markdown: str) -> None:
-    """Print terminal markdown (already maths-as-Unicode) the way the app's screens do."""
-    from rich.console import Console
-    from rich.markdown import Markdown
-
-    console = Console(width=100, highlight=False, color_system=None)
-    with console.capture() as captured:
-        console.print(Markdown(markdown, hyperlinks=False))
-    click.echo("\n".join(line.rstrip() for line in captured.get().strip("\n").splitlines()))
-
-
 @click.group()
 def show() -> None:
     """Print a note or a deck with citations rendered and maths as Unicode."""
@@ -44,7 +33,7 @@ def show() -> None:
 def show_note(ctx: click.Context, note_id: str) -> None:
     """Print note ID: its sections, numbers cited from its claims and measurements."""
     from studykit.loading.problems import did_you_mean
-    from studykit.tui.cardtext import cited_markdown
+    from studykit.tui.cardtext import cited_markdown, plain_text
 
     library = _load(ctx)
     note = library.notes.get(note_id)
@@ -56,18 +45,24 @@ def show_note(ctx: click.Context, note_id: str) -> None:
     for i, section in enumerate(note.sections, start=1):
         lines += ["", f"## {i}. {section.title}", ""]
         lines.append(cited_markdown(section.body, note).rstrip())
-    _echo("\n".join(lines))
+    click.echo(plain_text("\n".join(lines)))
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)
 
 
 @show.command("deck")
 @click.argument("deck_id", metavar="ID")
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed of computed cards' variant."
+)
 @click.pass_context
-def show_deck(ctx: click.Context, deck_id: str) -> None:
-    """Print deck ID: every card's front and back as review shows them."""
+def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
+    """Print deck ID: every card's front and back as review shows them.
+
+    A computed card shows one variant (drawn with --seed), its answer and worked steps.
+    """
     from studykit.loading.problems import did_you_mean
-    from studykit.tui.cardtext import back_markdown, front_markdown
+    from studykit.tui.cardtext import card_markdown, plain_text
 
     library = _load(ctx)
     deck = library.decks.get(deck_id)
@@ -77,9 +72,9 @@ def show_deck(ctx: click.Context, deck_id: str) -> None:
     note = library.note_for(deck)
     lines = [f"# {deck.name} ({len(deck.cards)} cards)"]
     for card in deck.cards:
-        lines += ["", f"## {card.id} ({card.kind})", ""]
-        lines += [front_markdown(card, note).rstrip(), "", "**Answer:**", ""]
-        lines.append(back_markdown(card, note).rstrip())
-    _echo("\n".join(lines))
+        front, back = card_markdown(card, note, seed)
+        lines += ["", f"## {card.id} ({card.kind})", "", front.rstrip(), "", "**Answer:**", ""]
+        lines.append(back.rstrip())
+    click.echo(plain_text("\n".join(lines)))
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)

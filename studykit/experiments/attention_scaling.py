@@ -25,12 +25,12 @@ if TYPE_CHECKING:
     import torch
 
 PARAMS = (
-    Param("d_k", "int", 64, "query/key width d_k", low=1, high=16_384),
+    Param("d_k", "int", 64, "query/key width dₖ", low=1, high=16_384),
     Param("keys", "int", 64, "keys each query attends over", low=2, high=100_000),
     Param("queries", "int", 512, "random queries averaged over", low=1, high=100_000),
 )
 _BLOCK_ELEMENTS = 1 << 22
-SCALINGS = (("none", lambda d: 1.0), ("√d_k", math.sqrt), ("d_k", float))
+SCALINGS = (("none", lambda d: 1.0), ("√dₖ", math.sqrt), ("dₖ", float))
 
 
 def jacobian_rows(keys: int) -> int:
@@ -126,26 +126,26 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     sweep = sweep_widths(d)
     points: dict[str, list[float]] = {name: [] for name, _ in SCALINGS}
     for i, width in enumerate(sweep):
-        ctx.step(i / len(sweep), f"d_k = {width}")
+        ctx.step(i / len(sweep), f"dₖ = {width}")
         got = measure(width, keys, min(queries, 256), ctx.device, ctx.check, buffer)
         for name, _ in SCALINGS:
             points[name].append(got[name][1])
     answers = (
-        Answer("logit_std_unscaled", "std of q·k (unscaled; theory √d_k)", chosen["none"][0]),
-        Answer("sqrt_d_k", "√d_k", math.sqrt(d)),
-        Answer("logit_std_scaled", "std of q·k/√d_k (theory 1)", chosen["√d_k"][0]),
+        Answer("logit_std_unscaled", "std of q·k (unscaled; theory √dₖ)", chosen["none"][0]),
+        Answer("sqrt_d_k", "√dₖ", math.sqrt(d)),
+        Answer("logit_std_scaled", "std of q·k/√dₖ (theory 1)", chosen["√dₖ"][0]),
         Answer("max_weight_unscaled", "mean max attention weight, unscaled", chosen["none"][1]),
-        Answer("max_weight_scaled", "mean max attention weight, /√d_k", chosen["√d_k"][1]),
-        Answer("max_weight_d_k", "mean max attention weight, /d_k", chosen["d_k"][1]),
+        Answer("max_weight_scaled", "mean max attention weight, /√dₖ", chosen["√dₖ"][1]),
+        Answer("max_weight_d_k", "mean max attention weight, /dₖ", chosen["dₖ"][1]),
         Answer("grad_unscaled", "‖softmax Jacobian‖, unscaled", chosen["none"][2]),
-        Answer("grad_scaled", "‖softmax Jacobian‖, /√d_k", chosen["√d_k"][2]),
+        Answer("grad_scaled", "‖softmax Jacobian‖, /√dₖ", chosen["√dₖ"][2]),
         Answer(
             "saturated_unscaled",
             "share of queries with max weight > 0.9, unscaled",
             chosen["none"][3],
         ),
         Answer(
-            "saturated_scaled", "share of queries with max weight > 0.9, /√d_k", chosen["√d_k"][3]
+            "saturated_scaled", "share of queries with max weight > 0.9, /√dₖ", chosen["√dₖ"][3]
         ),
     )
     table = Table(
@@ -155,19 +155,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             for name, v in chosen.items()
         ),
     )
-    raw, scaled = chosen["none"], chosen["√d_k"]
+    raw, scaled = chosen["none"], chosen["√dₖ"]
     explanation = (
         f"q·k ke {d} terms add hote hain, isliye std ≈ √{d} = {math.sqrt(d):.1f} "
         f"(measured {raw[0]:.2f}). Bina scale kiye {raw[3]:.0%} queries ka max weight 0.9 se "
         f"upar hai (mean max {raw[1]:.2f}) — softmax saturate hone lagta hai aur saturated "
-        f"queries par gradient ~0. √d_k se divide karne par std {scaled[0]:.2f} aur saturated "
-        f"share {scaled[3]:.0%}. d_k se divide karna zyada hai: mean max weight "
-        f"{chosen['d_k'][1]:.3f}, lagbhag uniform (1/{keys} = {1 / keys:.3f})."
+        f"queries par gradient ~0. √dₖ se divide karne par std {scaled[0]:.2f} aur saturated "
+        f"share {scaled[3]:.0%}. dₖ se divide karna zyada hai: mean max weight "
+        f"{chosen['dₖ'][1]:.3f}, lagbhag uniform (1/{keys} = {1 / keys:.3f})."
     )
     xs = tuple(float(w) for w in sweep)
     plot = Plot(
-        "attention sharpness vs d_k",
-        "d_k",
+        "attention sharpness vs dₖ",
+        "dₖ",
         "mean max weight",
         tuple(Series(name, xs, tuple(points[name])) for name, _ in SCALINGS),
     )
@@ -176,8 +176,8 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 
 EXPERIMENT = Experiment(
     name="attention-scaling",
-    title="Why attention divides by √d_k",
-    summary="Logit spread and softmax sharpness unscaled, with √d_k, and with d_k.",
+    title="Why attention divides by √dₖ",
+    summary="Logit spread and softmax sharpness unscaled, with √dₖ, and with dₖ.",
     params=PARAMS,
     run=run,
     estimate=estimate,

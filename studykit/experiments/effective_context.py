@@ -24,7 +24,7 @@ PARAMS = (
         "gamma",
         "float",
         0.95,
-        "decay per step γ of the linear recurrence h_t = γ h_{t-1}",
+        "decay per step γ of the linear recurrence hₜ = γ hₜ₋₁",
         low=0,
         high=1,
         low_open=True,
@@ -105,24 +105,24 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         Answer("k", "steps until the gradient reaches the threshold (autograd)", measured, "steps"),
         Answer("raw", "log(threshold) / log(γ)", raw, "steps"),
         Answer("k_star", "ceiling k* = ⌈log(threshold) / log(γ)⌉", ceiling, "steps"),
-        Answer("gradient_at_k", "∂h_k/∂h_0 at that k", grads[measured], ""),
+        Answer("gradient_at_k", "∂hₖ/∂h₀ at that k", grads[measured], ""),
     )
     picks = sorted({1, 2, 5, 10, 20, 50, 100, 200, 500, measured} & set(ks))
     table = Table(
-        ("k", "∂h_k/∂h_0", "γ^k"),
+        ("k", "∂hₖ/∂h₀", "γᵏ"),
         tuple((str(k), f"{grads[k]:.4e}", f"{gamma**k:.4e}") for k in picks),
     )
     explanation = (
         f"γ = {gamma} par har step gradient ko γ se multiply karta hai, isliye "
-        f"∂h_k/∂h_0 = γ^k. Autograd ne dikhaya ki k = {measured} steps ke baad gradient "
+        f"∂hₖ/∂h₀ = γᵏ. Autograd ne dikhaya ki k = {measured} steps ke baad gradient "
         f"{threshold} tak aa gaya; formula ⌈log(thr)/log(γ)⌉ = {ceiling} "
         f"{'se match karta hai' if measured == ceiling else 'se alag hai (float rounding)'}. "
         "Is se door ka token practically gradient nahi bhejta: yahi effective context hai."
     )
     plot = Plot(
-        "gradient through h_t = γ h_{t-1}",
+        "gradient through hₜ = γ hₜ₋₁",
         "k (steps back)",
-        "∂h_k/∂h_0",
+        "∂hₖ/∂h₀",
         (
             Series("autograd", tuple(map(float, ks)), tuple(grads)),
             Series("threshold", (0.0, float(ks[-1])), (threshold, threshold)),
@@ -135,7 +135,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 EXPERIMENT = Experiment(
     name="effective-context",
     title="Effective context of a decaying recurrence",
-    summary="k where the gradient through h_t = γ h_{t-1} falls to a threshold (autograd).",
+    summary="k where the gradient through hₜ = γ hₜ₋₁ falls to a threshold (autograd).",
     params=PARAMS,
     run=run,
     estimate=estimate,

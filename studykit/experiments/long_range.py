@@ -266,7 +266,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     plot = Plot(
         "gradient reaching distance k (relative to k = 1)",
         "distance k",
-        "‖∂y/∂x_{T-k}‖ / ‖∂y/∂x_{T-1}‖",
+        "‖∂y/∂x[T-k]‖ / ‖∂y/∂x[T-1]‖",
         tuple(
             Series(kind, xs, tuple(max(v, 1e-300) for v in mean_profile[kind])) for kind in kinds
         ),

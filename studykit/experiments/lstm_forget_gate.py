@@ -20,6 +20,7 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.common import generator, pick_ks
 from studykit.experiments.costs import cost
+from studykit.mathtext import superscript
 
 if TYPE_CHECKING:
     import torch
@@ -40,7 +41,7 @@ PARAMS = (
         "init",
         "choice",
         "zeroed",
-        "zeroed: all weights 0, so f_t = f exactly; default: PyTorch's own initialisation",
+        "zeroed: all weights 0, so fₜ = f exactly; default: PyTorch's own initialisation",
         choices=("zeroed", "default"),
     ),
     Param("hidden_size", "int", 32, "hidden units", low=1, high=1024),
@@ -104,27 +105,27 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     k_default = math.ceil(math.log(0.01) / math.log(mean_f))
     ks = list(range(length + 1))
     answers = (
-        Answer("grad_at_k", f"mean diagonal ∂c_k/∂c_0 at k = {length}", grads[-1]),
-        Answer("f_power_k", f"f^{length}", bound[-1]),
-        Answer("norm_at_k", f"‖∂c_k/∂c_0‖ (spectral) at k = {length}", norms[-1]),
+        Answer("grad_at_k", f"mean diagonal ∂cₖ/∂c₀ at k = {length}", grads[-1]),
+        Answer("f_power_k", f"f{superscript(str(length))}", bound[-1]),
+        Answer("norm_at_k", f"‖∂cₖ/∂c₀‖ (spectral) at k = {length}", norms[-1]),
         Answer("default_mean_forget", "mean forget gate, default init, N(0,1) inputs", mean_f),
         Answer("steps_to_1_percent_default", "⌈log 0.01 / log(mean f)⌉ at that mean", k_default),
     )
     table = Table(
-        ("k", "mean diag ∂c_k/∂c_0", "‖∂c_k/∂c_0‖", "f^k"),
+        ("k", "mean diag ∂cₖ/∂c₀", "‖∂cₖ/∂c₀‖", "fᵏ"),
         tuple(
             (str(k), f"{grads[k]:.4e}", f"{norms[k]:.4e}", f"{bound[k]:.4e}")
             for k in pick_ks(length)
         ),
     )
     how = (
-        "Weights zero hain, isliye f_t = f har step: gradient bilkul f^k hai."
+        "Weights zero hain, isliye fₜ = f har step: gradient bilkul fᵏ hai."
         if zeroed
-        else "Default init par f_t har unit aur step par alag hai, isliye ye f^k se sirf "
+        else "Default init par fₜ har unit aur step par alag hai, isliye ye fᵏ se sirf "
         "milta-julta hai."
     )
     explanation = (
-        f"Cell state ka path c_t = f_t ⊙ c_{{t-1}} + i_t ⊙ g_t hai, to ∂c_k/∂c_0 = Π f_t. {how} "
+        f"Cell state ka path cₜ = fₜ ⊙ cₜ₋₁ + iₜ ⊙ gₜ hai, to ∂cₖ/∂c₀ = ∏ fₜ. {how} "
         f"Default PyTorch init par mean forget gate {mean_f:.3f} nikla (σ(0) = 0.5 ke paas): "
         f"us rate se gradient {k_default} steps mein 1% reh jaata hai — LSTM decay dheema "
         "karta hai, khatam nahi."
@@ -132,11 +133,11 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     plot = Plot(
         "LSTM cell-state gradient",
         "k (steps)",
-        "∂c_k/∂c_0",
+        "∂cₖ/∂c₀",
         (
             Series("mean diagonal", tuple(map(float, ks)), tuple(grads)),
             Series("spectral norm", tuple(map(float, ks)), tuple(norms)),
-            Series("f^k", tuple(map(float, ks)), tuple(bound)),
+            Series("fᵏ", tuple(map(float, ks)), tuple(bound)),
         ),
         log_y=True,
     )
@@ -180,7 +181,7 @@ def _default_mean_forget(d: int, device: str, seed: int) -> float:
 EXPERIMENT = Experiment(
     name="lstm-forget-gate",
     title="LSTM forget gate and gradient decay",
-    summary="∂c_k/∂c_0 against f^k, and the mean forget gate of a default-initialised LSTM.",
+    summary="∂cₖ/∂c₀ against fᵏ, and the mean forget gate of a default-initialised LSTM.",
     params=PARAMS,
     run=run,
     estimate=estimate,

@@ -132,7 +132,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     biased = chance >= _BIAS_SHARE * d
     half = next((k + 1 for k, v in enumerate(r2) if v < 0.5), -1)
     answers = (
-        Answer("capacity", "total memory capacity Σ_k r²_k (held-out)", capacity, "steps"),
+        Answer("capacity", "total memory capacity ∑ₖ rₖ² (held-out)", capacity, "steps"),
         Answer("bound", "bound: state size d", d, "steps"),
         Answer("capacity_share", "capacity / d", capacity / d),
         Answer("half_lag", "first lag with r² < 0.5", half, "steps"),
@@ -148,7 +148,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         tuple((str(k), f"{r2[k - 1]:.3f}") for k in pick_ks(lags)),
     )
     explanation = (
-        f"h_t sirf {d} numbers ka hai, isliye ye zyada se zyada ~{d} purane inputs "
+        f"hₜ sirf {d} numbers ka hai, isliye ye zyada se zyada ~{d} purane inputs "
         f"(linear readout se) yaad rakh sakta hai. Measured total capacity {capacity:.1f} "
         f"= {capacity / d:.0%} of d; lag {half} ke baad r² 0.5 se neeche. "
         f"{'tanh saturation capacity aur kam karta hai. ' if tanh else ''}"
@@ -169,8 +169,8 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 
 EXPERIMENT = Experiment(
     name="memory-capacity",
-    title="Fixed-size memory: how far back can h_t reach?",
-    summary="Readouts of the input k steps back from h_t; total capacity against the bound d.",
+    title="Fixed-size memory: how far back can hₜ reach?",
+    summary="Readouts of the input k steps back from hₜ; total capacity against the bound d.",
     params=PARAMS,
     run=run,
     estimate=estimate,

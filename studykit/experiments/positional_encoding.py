@@ -117,7 +117,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ),
     )
     explanation = (
-        f"PE(p)·PE(p+k) = Σ_i cos(k ω_i): sirf distance k par depend karta hai, p par nahi — "
+        f"PE(p)·PE(p+k) = ∑ᵢ cos(k ωᵢ): sirf distance k par depend karta hai, p par nahi — "
         f"measured spread {spread:.1e} (float64 rounding). PE(p+{k}) har frequency par PE(p) ka "
         f"rotation hai (error {rotation_error:.1e}), isliye model relative position seekh "
         "sakta hai."

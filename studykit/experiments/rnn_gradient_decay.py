@@ -19,13 +19,14 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
 from studykit.experiments.costs import cost
+from studykit.mathtext import superscript
 
 PARAMS = (
     Param(
         "rho",
         "float",
         0.95,
-        "spectral radius ρ of W_hh (an orthogonal matrix times ρ); the note calls it γ",
+        "spectral radius ρ of Wₕₕ (an orthogonal matrix times ρ); the note calls it γ",
         low=0,
         high=1.5,
         low_open=True,
@@ -108,32 +109,32 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     below = next((k for k, n in enumerate(norms) if n <= 0.01), -1)
     ratio = norms[-1] / bound[-1] if bound[-1] > 0 else math.nan
     answers = (
-        Answer("norm_at_T", f"‖∂h_T/∂h_0‖ (k = {length})", norms[-1]),
-        Answer("bound_at_T", f"ρ^{length}", bound[-1]),
-        Answer("ratio_at_T", "measured / ρ^k at k = T", ratio),
-        Answer("k_1_percent", "first k with ‖∂h_T/∂h_{T-k}‖ ≤ 0.01", below, "steps"),
+        Answer("norm_at_T", f"‖∂h[T]/∂h[0]‖ (k = {length})", norms[-1]),
+        Answer("bound_at_T", f"ρ{superscript(str(length))}", bound[-1]),
+        Answer("ratio_at_T", "measured / ρᵏ at k = T", ratio),
+        Answer("k_1_percent", "first k with ‖∂h[T]/∂h[T-k]‖ ≤ 0.01", below, "steps"),
     )
     table = Table(
-        ("k", "‖∂h_T/∂h_{T-k}‖", "ρ^k"),
+        ("k", "‖∂h[T]/∂h[T-k]‖", "ρᵏ"),
         tuple((str(k), f"{norms[k]:.4e}", f"{bound[k]:.4e}") for k in pick_ks(length)),
     )
     regime = (
-        "Input zero hai, isliye tanh'(0) = 1 aur W orthogonal × ρ: norm bilkul ρ^k hai."
+        "Input zero hai, isliye tanh′(0) = 1 aur W orthogonal × ρ: norm bilkul ρᵏ hai."
         if scale == 0
-        else "Inputs non-zero hain, tanh' < 1 hota hai, isliye norm ρ^k se bhi tez girta hai."
+        else "Inputs non-zero hain, tanh′ < 1 hota hai, isliye norm ρᵏ se bhi tez girta hai."
     )
     explanation = (
-        f"Har step Jacobian diag(tanh') · W_hh se multiply hota hai. ρ = {rho}, d = {d}: "
-        f"k = {length} steps par gradient norm {norms[-1]:.3e} hai (ρ^k = {bound[-1]:.3e}). "
+        f"Har step Jacobian diag(tanh′) · Wₕₕ se multiply hota hai. ρ = {rho}, d = {d}: "
+        f"k = {length} steps par gradient norm {norms[-1]:.3e} hai (ρᵏ = {bound[-1]:.3e}). "
         f"{regime} Door ke tokens tak signal exponentially kam pahunchta hai."
     )
     plot = Plot(
         "gradient norm vs distance",
         "k (steps back)",
-        "‖∂h_T/∂h_{T-k}‖",
+        "‖∂h[T]/∂h[T-k]‖",
         (
             Series("measured", tuple(map(float, ks)), tuple(norms)),
-            Series("ρ^k", tuple(map(float, ks)), tuple(bound)),
+            Series("ρᵏ", tuple(map(float, ks)), tuple(bound)),
         ),
         log_y=True,
     )
@@ -143,7 +144,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
 EXPERIMENT = Experiment(
     name="rnn-gradient-decay",
     title="Vanishing gradient in a tanh RNN",
-    summary="‖∂h_T/∂h_{T-k}‖ for every k through a tanh RNN with W_hh at spectral radius ρ.",
+    summary="‖∂h[T]/∂h[T-k]‖ for every k through a tanh RNN with Wₕₕ at spectral radius ρ.",
     params=PARAMS,
     run=run,
     estimate=estimate,

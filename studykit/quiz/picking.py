@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from studykit.citations import render_citations
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.mathtext import latex_to_unicode
-from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card
+from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card, Note
 
 if TYPE_CHECKING:
     from studykit.quiz.grading import Grade
@@ -55,33 +56,40 @@ class QuizAnswer:
     given: str = ""
 
 
-def short_text(source: str, limit: int = 90) -> str:
-    """Card text on one plain line: maths as Unicode, no markdown marks."""
-    text = _MATH.sub(lambda m: latex_to_unicode(m.group(1) or m.group(2)), source)
+def short_text(source: str, limit: int = 90, *, note: Note | None = None) -> str:
+    """Card text on one plain line: citations filled in, maths as Unicode, no markdown marks."""
+    text = _MATH.sub(
+        lambda m: latex_to_unicode(m.group(1) or m.group(2)), render_citations(source, note)
+    )
     text = " ".join(text.replace("**", "").replace("`", "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _plain_question(card: Card) -> tuple[str, str]:
+def _plain_question(card: Card, note: Note | None) -> tuple[str, str]:
     """(question, answer) of an ordinary card as plain text for the list of misses."""
     if card.kind == "cloze":
         question = CLOZE_PATTERN.sub("[...]", card.front)
         answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
-        return short_text(question), short_text(answer)
-    return short_text(card.front), short_text(card.back or "")
+        return short_text(question, note=note), short_text(answer, note=note)
+    return short_text(card.front, note=note), short_text(card.back or "", note=note)
 
 
 def quiz_answer(
-    card: StudyCard, *, passed: bool, variant: Variant | None, graded: Grade | None
+    card: StudyCard,
+    *,
+    passed: bool,
+    variant: Variant | None,
+    graded: Grade | None,
+    note: Note | None = None,
 ) -> QuizAnswer:
     """The record of one answer: a typed answer is right by its grade, others by `passed`."""
     if variant is None:
-        question, answer = _plain_question(card.card)
+        question, answer = _plain_question(card.card, note)
         return QuizAnswer(card, passed, question, answer)
     return QuizAnswer(
         card,
         bool(graded is not None and graded.correct),
-        short_text(variant.front()),
+        short_text(variant.front(), note=note),
         latex_to_unicode(variant.expected_latex()),
         latex_to_unicode(graded.given_latex) if graded is not None else "(not answered)",
     )

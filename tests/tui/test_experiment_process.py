@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from textual.widgets import Input, Static
 
+from studykit.config import Settings
+from studykit.experiments.budget import Budget
 from studykit.loading import Library
 from studykit.session import StudySession
 from studykit.tui.app import make_app
@@ -21,6 +24,16 @@ pytest.importorskip("torch")
 
 SIZE = (120, 60)
 MakeSession = Callable[..., StudySession]
+# The long run below is over the default budget (its estimate says so and Run is disabled);
+# these tests are about ending a running child, so they allow it an hour.
+HOUR = Budget(seconds=3600.0)
+
+
+def long_run_session(
+    make_session: MakeSession, library: Library, settings: Settings
+) -> StudySession:
+    """A session whose configured experiment budget lets the long run start."""
+    return make_session(library, settings=replace(settings, experiment_budget=HOUR))
 
 
 async def start_a_long_run(pilot: object) -> tuple[ExperimentsScreen, int]:
@@ -55,9 +68,9 @@ async def until_gone(pid: int, timeout: float) -> float:
 
 
 async def test_quitting_the_app_mid_run_leaves_no_child(
-    make_session: MakeSession, small_library: Library
+    make_session: MakeSession, small_library: Library, tmp_settings: Settings
 ) -> None:
-    session = make_session(small_library)
+    session = long_run_session(make_session, small_library, tmp_settings)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         _, child = await start_a_long_run(pilot)
@@ -68,9 +81,9 @@ async def test_quitting_the_app_mid_run_leaves_no_child(
 
 
 async def test_leaving_the_screen_mid_run_ends_the_child(
-    make_session: MakeSession, small_library: Library
+    make_session: MakeSession, small_library: Library, tmp_settings: Settings
 ) -> None:
-    session = make_session(small_library)
+    session = long_run_session(make_session, small_library, tmp_settings)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         _, child = await start_a_long_run(pilot)

@@ -79,8 +79,8 @@ def test_run_human_output_has_answers_table_plot_and_explanation() -> None:
         "cpu",
     )
     assert code == 0
-    assert "‖∂h_T/∂h_0‖ (k = 40)" in out
-    assert "ρ^k" in out  # table header and legend
+    assert "‖∂h[T]/∂h[0]‖ (k = 40)" in out
+    assert "ρᵏ" in out  # table header and legend
     assert "1e-1" in out  # log-axis tick labels of the plot
     assert "gradient norm" in out
 

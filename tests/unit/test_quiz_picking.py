@@ -61,3 +61,17 @@ def test_the_variant_seed_is_kept_in_the_review_log(make_session: MakeSession) -
     (logged,) = session.store.history(card.key)
     assert logged.variant_seed == 123456
     assert draw_variant(card.card, logged.variant_seed) == variant  # the variant can be shown again
+
+
+def test_the_list_of_misses_shows_a_cited_claim_as_its_value() -> None:
+    """A card back citing `{claim:decay-295}` reads as the number in the quiz's misses."""
+    from studykit.loading import load_library
+    from studykit.quiz.picking import short_text
+    from tests.unit.test_check import ROOT
+
+    note = load_library(ROOT).notes["rnn-limitations"]
+    shown = short_text(
+        r"Bound $0.95^{295} \approx {claim:decay-295}$, i.e. {claim:decay-295}.", note=note
+    )
+    assert "{claim" not in shown
+    assert shown.count("2.68") == 2, shown

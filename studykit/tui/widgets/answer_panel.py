@@ -16,7 +16,7 @@ from studykit.mathtext import latex_to_unicode
 from studykit.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, grade
 from studykit.session import Rating
-from studykit.tui.cardtext import cited_markdown
+from studykit.tui.cardtext import cited_markdown, expected_text, worked_text
 from studykit.tui.guard import LoudWorkers
 
 GRADE_WORKER = "grade-answer"
@@ -159,7 +159,7 @@ class AnswerPanel(LoudWorkers, Vertical):
         box = self.query_one("#answer-input", Input)
         box.disabled = True
         verdict = self.query_one("#answer-verdict", Static)
-        expected = latex_to_unicode(variant.expected_latex())
+        expected = expected_text(variant)
         lines = []
         if self.result is not None:
             mark = "✓" if self.result.correct else "✗"
@@ -171,6 +171,6 @@ class AnswerPanel(LoudWorkers, Vertical):
         verdict.update("\n".join(lines))
         verdict.set_class(self.result is not None and bool(self.result.correct), "-right")
         verdict.set_class(self.result is not None and not self.result.correct, "-wrong")
-        steps = latex_to_unicode(variant.steps_latex())
+        steps = worked_text(variant)
         self.query_one("#answer-steps", Static).update(f"Worked: {steps}")
         self.set_class(True, "-solved")
