@@ -216,7 +216,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ),
         Answer(
             "rnn_state_elements",
-            "RNN: elements saved beyond inputs and weights (h_0 … h_T)",
+            "RNN: elements saved beyond inputs and weights (h₀ … h[T])",
             rnn_at_top.new_elements,
         ),
         *_counts("rnn", "RNN", rnn_at_top),

@@ -71,7 +71,7 @@ def _few_samples_note(held_out: int, chance: float, d: int) -> str:
     return (
         f"Dhyan do: sirf {held_out} held-out steps hain, isliye bina memory ke bhi har lag "
         f"par r² ≈ 1/{held_out - 1} aata hai — chance se {chance:.1f} (d ka {chance / d:.0%}) "
-        "capacity mein jud jaata hai, yaani ye estimate upar ki taraf biased hai; `samples` "
+        "capacity mein jud jaata hai, yaani ye estimate upar ki taraf biased hai; samples "
         "badhao."
     )
 
@@ -136,7 +136,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         Answer("bound", "bound: state size d", d, "steps"),
         Answer("capacity_share", "capacity / d", capacity / d),
         Answer("half_lag", "first lag with r² < 0.5", half, "steps"),
-        Answer("chance_capacity", "Σ_k r²_k for inputs h_t never saw (chance floor)", chance),
+        Answer("chance_capacity", "∑ₖ rₖ² for inputs hₜ never saw (chance floor)", chance),
         Answer(
             "few_samples",
             f"1 if the chance floor is ≥ {_BIAS_SHARE:.0%} of d (capacity biased upward)",
