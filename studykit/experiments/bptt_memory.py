@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from studykit.experiments.base import (
     Experiment,
     Outcome,
     Param,
+    ParamError,
     Params,
     Plot,
     RunContext,
@@ -30,27 +32,83 @@ PARAMS = (
     Param("batch_size", "int", 16, "sequences per batch", low=1, high=4096),
     Param("hidden_size", "int", 128, "width d", low=1, high=8192),
     Param("chunk", "int", 0, "checkpoint chunk; 0 means ⌈√T⌉", low=0, high=65_536),
+    Param(
+        "heads",
+        "int",
+        1,
+        "attention heads (must divide hidden_size); each keeps its own T×T weights",
+        low=1,
+        high=64,
+    ),
 )
 
 
 def estimate(params: Params) -> Cost:
     """At T: the unrolled RNN's graph, or explicit attention's scores, whichever is larger."""
     top, b, d = int(params["length"]), int(params["batch_size"]), int(params["hidden_size"])
+    heads = int(params["heads"])
     lengths = {max(1, top // 8), max(1, top // 4), max(1, top // 2), top}
     # Plain RNN: a B × d state and ~1 KiB of nodes per step. Attention: x, its projection
-    # to q, k, v and the output (~5 B·T·d), scores and softmax (2 B·T²), one more during it.
+    # to q, k, v and the output (~5 B·T·d), and per head its scores, scaled scores and kept
+    # softmax (3 B·T²): only the softmax stays alive, but the allocator keeps the pages of
+    # the other two as the next head allocates (measured: ~3 B·T² more per head).
     plain = top * (4 * b * d + 1024)
-    attention = 4 * (5 * b * top * d + 3 * b * top * top)
+    attention = 4 * (5 * b * top * d + 3 * heads * b * top * top)
     steps = 2 * sum(lengths) + math.ceil(math.sqrt(top))
     return cost(
         "bptt-memory",
         peak_bytes=4 * 2 * b * top * d + max(plain, attention),
         f32_flops=sum(2 * b * t * d * 3 * d + 4 * b * t * t * d for t in lengths)
         + steps * 4 * b * d * d,
-        bytes_moved=sum(4 * 4 * b * t * t for t in lengths),
+        bytes_moved=sum(4 * 4 * heads * b * t * t for t in lengths),
         ops=steps * 8,
-        drivers=("length", "batch_size", "hidden_size"),
+        drivers=("length", "batch_size", "hidden_size", "heads"),
     )
+
+
+@dataclass
+class Saved:
+    """What autograd saved for backward while a graph was built (seen by saved_tensors_hooks).
+
+    `tensors` counts every save, `inputs` those of tensors that exist anyway (inputs and
+    weights); `elements` are those of the distinct storages saved, inputs and weights
+    included; `new_elements` and `bytes` only of storages beyond them; `square_bytes` of
+    T × T ones.
+    """
+
+    tensors: int = 0
+    inputs: int = 0
+    elements: int = 0
+    new_elements: int = 0
+    bytes: int = 0
+    square_bytes: int = 0
+
+
+def saved(build: Callable[[], object], existing: list[torch.Tensor], square: int = 0) -> Saved:
+    """Count what autograd saves while `build()` runs; `square` = T marks T × T weights."""
+    import torch
+
+    skip = {t.untyped_storage().data_ptr() for t in existing}
+    out, storages = Saved(), {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        key = storage.data_ptr()
+        out.tensors += 1
+        out.inputs += key in skip
+        if key not in storages:
+            storages[key] = storage.nbytes()
+            out.elements += storage.nbytes() // t.element_size()
+            if key not in skip:
+                out.new_elements += storage.nbytes() // t.element_size()
+                out.bytes += storage.nbytes()
+                if square and t.shape[-2:] == (square, square):
+                    out.square_bytes += storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        build()
+    return out
 
 
 def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> int:
@@ -58,20 +116,7 @@ def saved_bytes(build: Callable[[], object], existing: list[torch.Tensor]) -> in
 
     Inputs and weights exist anyway; only storages autograd holds on to besides them count.
     """
-    import torch
-
-    skip = {t.untyped_storage().data_ptr() for t in existing}
-    seen: dict[int, int] = {}
-
-    def pack(t: torch.Tensor) -> torch.Tensor:
-        storage = t.untyped_storage()
-        if storage.data_ptr() not in skip:
-            seen[storage.data_ptr()] = storage.nbytes()
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
-        build()
-    return sum(seen.values())
+    return saved(build, existing).bytes
 
 
 def _rnn(
@@ -99,13 +144,21 @@ def _rnn(
     return h
 
 
-def _attention(x: torch.Tensor, proj: torch.nn.Linear) -> torch.Tensor:
-    """Explicit single-head self-attention: softmax(QKᵀ/√d) V, scores kept for backward."""
+def _attention(
+    x: torch.Tensor, proj: torch.nn.Linear, heads: int, check: Callable[[], None]
+) -> torch.Tensor:
+    """Explicit self-attention, head by head: softmax(Q_h K_hᵀ/√d_h) V_h, weights kept."""
     import torch
 
     q, k, v = proj(x).chunk(3, dim=-1)
-    scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
-    out: torch.Tensor = torch.softmax(scores, dim=-1) @ v
+    width = q.shape[-1] // heads
+    outs = []
+    for h in range(heads):
+        check()
+        part = slice(h * width, (h + 1) * width)
+        scores = q[..., part] @ k[..., part].transpose(-1, -2) / math.sqrt(width)
+        outs.append(torch.softmax(scores, dim=-1) @ v[..., part])
+    out: torch.Tensor = outs[0] if heads == 1 else torch.cat(outs, dim=-1)
     return out
 
 
@@ -114,20 +167,27 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     import torch
 
     top, b, d = int(params["length"]), int(params["batch_size"]), int(params["hidden_size"])
+    heads = int(params["heads"])
+    if d % heads:
+        raise ParamError(f"parameter `heads` must divide hidden_size ({d}); got {heads}")
     cell = torch.nn.RNNCell(d, d).to(ctx.device)
     proj = torch.nn.Linear(d, 3 * d).to(ctx.device)
     lengths = sorted({max(1, top // 8), max(1, top // 4), max(1, top // 2), top})
     rows = []
     plain, ckpt, attn = [], [], []
+    rnn_at_top, attn_at_top = Saved(), Saved()
     for i, t in enumerate(lengths):
         ctx.step(i / len(lengths), f"T = {t}")
         chunk = int(params["chunk"]) or math.ceil(math.sqrt(t))
         x = torch.randn(t, b, d, device=ctx.device, requires_grad=True)
         weights = [*cell.parameters(), *proj.parameters()]
-        plain.append(saved_bytes(partial(_rnn, cell, x, None, ctx.check), [x, *weights]))
+        rnn_at_top = saved(partial(_rnn, cell, x, None, ctx.check), [x, *weights])
+        plain.append(rnn_at_top.bytes)
         ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk, ctx.check), [x, *weights]))
         xa = torch.randn(b, t, d, device=ctx.device, requires_grad=True)
-        attn.append(saved_bytes(partial(_attention, xa, proj), [xa, *weights]))
+        build = partial(_attention, xa, proj, heads, ctx.check)
+        attn_at_top = saved(build, [xa, *weights], square=t)
+        attn.append(attn_at_top.bytes)
         rows.append((str(t), str(chunk), _mib(plain[-1]), _mib(ckpt[-1]), _mib(attn[-1])))
     # One chunk's activations are rebuilt during backward: the peak on top of the boundaries.
     chunk = int(params["chunk"]) or math.ceil(math.sqrt(top))
@@ -148,6 +208,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         Answer("attention_mib", f"explicit attention saved at T = {top}", attn[-1] / 2**20, "MiB"),
         Answer("attention_growth", "attention growth exponent between the last two T", growth),
         Answer("scores_mib", f"one B×T×T float32 score matrix (B = {b})", scores / 2**20, "MiB"),
+        Answer(
+            "weights_mib",
+            f"T×T softmax weights saved, {heads} head{'s' if heads > 1 else ''} (B = {b})",
+            attn_at_top.square_bytes / 2**20,
+            "MiB",
+        ),
+        Answer(
+            "rnn_state_elements",
+            "RNN: elements saved beyond inputs and weights (h₀ … h[T])",
+            rnn_at_top.new_elements,
+        ),
+        *_counts("rnn", "RNN", rnn_at_top),
+        *_counts("attention", "attention", attn_at_top),
     )
     table = Table(
         ("T", "chunk", "RNN (MiB)", "RNN + checkpoint (MiB)", "attention (MiB)"), tuple(rows)
@@ -174,6 +247,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     return Outcome(answers, explanation, plot, table)
 
 
+def _counts(key: str, label: str, got: Saved) -> tuple[Answer, ...]:
+    """How many tensors autograd saved at T, how many were inputs or weights, their elements."""
+    return (
+        Answer(f"{key}_saved_tensors", f"{label}: tensors saved for backward at T", got.tensors),
+        Answer(f"{key}_saved_inputs", f"{label}: of those, inputs and weights", got.inputs),
+        Answer(
+            f"{key}_saved_elements",
+            f"{label}: elements in the saved storages (inputs and weights included)",
+            got.elements,
+        ),
+    )
+
+
 def _mib(n: int) -> str:
     return f"{n / 2**20:.2f}"
 
@@ -190,5 +276,21 @@ EXPERIMENT = Experiment(
     closed_forms=(
         ClosedForm("rnn_bytes_per_step", "4*batch_size*hidden_size", rel_tol=0.05, abs_tol=16),
         ClosedForm("scores_mib", "4*batch_size*length**2/2**20", rel_tol=1e-12),
+        # Each head's softmax output, B × T × T floats, is what softmax and weights·V keep.
+        ClosedForm("weights_mib", "4*heads*batch_size*length**2/2**20", rel_tol=1e-12),
+        # W_hh·h_{t-1} keeps every state h_0 … h_T; each step also keeps its input x_t, and
+        # the weights W_ih, W_hh are saved as they are (biases need nothing).
+        ClosedForm("rnn_state_elements", "(length + 1)*batch_size*hidden_size", rel_tol=1e-12),
+        ClosedForm(
+            "rnn_saved_elements",
+            "(2*length + 1)*batch_size*hidden_size + 2*hidden_size**2",
+            rel_tol=1e-12,
+        ),
+        # The input x and projection weight, the fused q, k, v, and each head's T × T weights.
+        ClosedForm(
+            "attention_saved_elements",
+            "4*batch_size*length*hidden_size + 3*hidden_size**2 + heads*batch_size*length**2",
+            rel_tol=1e-12,
+        ),
     ),
 )

@@ -33,6 +33,13 @@ PARAMS = (
     Param("hidden_size", "int", 32, "model width", low=2, high=1024),
     Param("train", "bool", False, "also train on a copy-the-first-token task", unit=""),
     Param("steps", "int", 300, "training steps per run", low=1, high=100_000),
+    Param(
+        "dtype",
+        "choice",
+        "float32",
+        "precision of weights, inputs and gradients (float64 resolves ratios below ~1e-38)",
+        choices=("float32", "float64"),
+    ),
 )
 _CLASSES = 4
 
@@ -42,6 +49,7 @@ def estimate(params: Params) -> Cost:
     kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
     t, seeds, d = int(params["distance"]) + 1, int(params["seeds"]), int(params["hidden_size"])
     train, steps = bool(params["train"]), int(params["steps"])
+    size = 8 if params["dtype"] == "float64" else 4
     peak, flops, ops = 0.0, 0.0, 0.0
     for kind in kinds:
         per_token, per_pair = _floats_kept(kind, d)
@@ -50,7 +58,7 @@ def estimate(params: Params) -> Cost:
         # The no-grad test batch of 512 keeps one layer's activations at a time: attention's
         # q, k, v, output and FF (~5 d) with scores and softmax; a recurrent model's in and out.
         test = 512 * t * (5 * d + 2 * t if kind == "attention" else 3 * d) if train else 0
-        peak = max(peak, 4 * max(kept, test) + 4 * 12 * d * d)
+        peak = max(peak, size * (max(kept, test) + 12 * d * d))
         forward = (
             2 * t * (8 * d * d + 2 * t * d if kind == "attention" else _GATES[kind] * 2 * d * d)
         )
@@ -60,7 +68,8 @@ def estimate(params: Params) -> Cost:
     return cost(
         "long-range",
         peak_bytes=peak,
-        f32_flops=flops,
+        f32_flops=flops if size == 4 else 0.0,
+        f64_flops=flops if size == 8 else 0.0,
         ops=ops,
         drivers=("distance", "steps", "seeds", "hidden_size"),
     )
@@ -79,32 +88,32 @@ def _floats_kept(kind: str, d: int) -> tuple[int, int]:
 class _Model:
     """Embedding → rnn / lstm / one self-attention layer → linear head on the last position."""
 
-    def __init__(self, kind: str, d: int, length: int, device: str) -> None:
+    def __init__(self, kind: str, d: int, length: int, device: str, dtype: torch.dtype) -> None:
         import torch
 
         self.kind = kind
-        self.embed = torch.nn.Linear(_CLASSES + 1, d).to(device)
-        self.head = torch.nn.Linear(d, _CLASSES).to(device)
+        self.embed = torch.nn.Linear(_CLASSES + 1, d).to(device, dtype)
+        self.head = torch.nn.Linear(d, _CLASSES).to(device, dtype)
         self.core: torch.nn.Module
         if kind == "attention":
             from studykit.experiments.positional_encoding import encodings
 
             pe = encodings(length, d + d % 2, 10_000.0, device)
             assert isinstance(pe, torch.Tensor)
-            self.pe = pe[:, :d].float()
+            self.pe = pe[:, :d].to(dtype)
             self.core = torch.nn.TransformerEncoderLayer(
                 d, 1, dim_feedforward=2 * d, dropout=0.0, batch_first=True
-            ).to(device)
+            ).to(device, dtype)
         else:
             cls = torch.nn.LSTM if kind == "lstm" else torch.nn.RNN
-            self.core = cls(d, d, batch_first=True).to(device)
+            self.core = cls(d, d, batch_first=True).to(device, dtype)
 
     def parameters(self) -> list[torch.nn.Parameter]:
         return [*self.embed.parameters(), *self.core.parameters(), *self.head.parameters()]
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
         """Embedded inputs (B, T, d), which the gradient is measured against."""
-        e: torch.Tensor = self.embed(x)
+        e: torch.Tensor = self.embed(x.to(self.embed.weight.dtype))  # drawn in float32
         return e + self.pe if self.kind == "attention" else e
 
     def forward(self, e: torch.Tensor) -> torch.Tensor:
@@ -183,6 +192,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
     k, seeds, d = int(params["distance"]), int(params["seeds"]), int(params["hidden_size"])
     train, steps = bool(params["train"]), int(params["steps"])
+    dtype = torch.float64 if params["dtype"] == "float64" else torch.float32
     length = k + 1  # the first token sits k steps before the last
     profiles: dict[str, list[list[float]]] = {kind: [] for kind in kinds}
     accuracy: dict[str, list[float]] = {kind: [] for kind in kinds}
@@ -192,7 +202,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             ctx.step(done / total, f"{kind}, seed {s}")
             torch.manual_seed(ctx.seed * 1000 + s)
             gen = generator(ctx.seed * 1000 + s)
-            model = _Model(kind, d, length, ctx.device)
+            model = _Model(kind, d, length, ctx.device, dtype)
             with checked_autograd(ctx.check):
                 profiles[kind].append(_gradient_profile(model, length, ctx.device, gen))
                 if train:

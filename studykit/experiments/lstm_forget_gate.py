@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
@@ -17,9 +18,12 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
-from studykit.experiments.common import pick_ks
+from studykit.experiments.common import generator, pick_ks
 from studykit.experiments.costs import cost
 from studykit.mathtext import superscript
+
+if TYPE_CHECKING:
+    import torch
 
 PARAMS = (
     Param(
@@ -96,7 +100,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
             ).tangent.T  # [i, j] = ∂c_k[i]/∂c_0[j]
             grads.append(float(torch.diagonal(jac).mean()))
             norms.append(float(torch.linalg.matrix_norm(jac, ord=2)))
-    mean_f = _default_mean_forget(d, ctx.device)
+    mean_f = _default_mean_forget(d, ctx.device, ctx.seed)
     bound = [f**k for k in range(length + 1)]
     k_default = math.ceil(math.log(0.01) / math.log(mean_f))
     ks = list(range(length + 1))
@@ -140,12 +144,29 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     return Outcome(answers, explanation, plot, table)
 
 
-def _default_mean_forget(d: int, device: str) -> float:
-    """Mean forget gate of a default-initialised LSTMCell over random inputs and steps."""
+def _default_cell(d: int, gen: torch.Generator) -> torch.nn.LSTMCell:
+    """An LSTMCell drawn as PyTorch's default init does, U(-1/√d, 1/√d), but from `gen`."""
     import torch as t
 
-    cell = t.nn.LSTMCell(d, d, device=device)
-    x = t.randn(64, 16, d, device=device)
+    cell = t.nn.LSTMCell(d, d)
+    bound = 1 / math.sqrt(d)
+    with t.no_grad():
+        for weight in cell.parameters():
+            weight.uniform_(-bound, bound, generator=gen)
+    return cell
+
+
+def _default_mean_forget(d: int, device: str, seed: int) -> float:
+    """Mean forget gate of a default-initialised LSTMCell over random inputs and steps.
+
+    Weights and inputs come from their own generator seeded by the run seed, so the mean
+    depends only on the seed and `hidden_size`, not on what the rest of the run drew.
+    """
+    import torch as t
+
+    gen = generator(seed)
+    cell = _default_cell(d, gen).to(device)
+    x = t.randn(64, 16, d, generator=gen).to(device)
     h = t.zeros(16, d, device=device)
     c = t.zeros(16, d, device=device)
     gates: list[float] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from studykit.experiments.base import (
     Answer,
@@ -18,6 +19,9 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
 from studykit.experiments.costs import cost
+
+if TYPE_CHECKING:
+    import torch
 
 PARAMS = (
     Param("hidden_size", "int", 64, "state size d (the bound on total capacity)", low=1, high=2048),
@@ -43,6 +47,33 @@ PARAMS = (
     ),
 )
 _WASHOUT = 200
+_BIAS_SHARE = 0.01  # a chance floor this share of d or more is worth a warning
+
+
+def held_out_r2(x: torch.Tensor, targets: torch.Tensor, split: int) -> list[float]:
+    """Least-squares readouts fit on the first `split` rows; r² of each on the rest.
+
+    r² is the squared correlation of prediction and target: 1 = fully recovered, 0 = none.
+    """
+    import torch
+
+    fit = torch.linalg.lstsq(x[:split], targets[:split]).solution
+    pred, truth = x[split:] @ fit, targets[split:]
+    pc, tc = pred - pred.mean(0), truth - truth.mean(0)
+    r2: list[float] = (
+        (pc * tc).sum(0) ** 2 / ((pc**2).sum(0) * (tc**2).sum(0)).clamp_min(1e-300)
+    ).tolist()
+    return r2
+
+
+def _few_samples_note(held_out: int, chance: float, d: int) -> str:
+    """The warning sentence when held-out steps are few for this many lags."""
+    return (
+        f"Dhyan do: sirf {held_out} held-out steps hain, isliye bina memory ke bhi har lag "
+        f"par r² ≈ 1/{held_out - 1} aata hai — chance se {chance:.1f} (d ka {chance / d:.0%}) "
+        "capacity mein jud jaata hai, yaani ye estimate upar ki taraf biased hai; samples "
+        "badhao."
+    )
 
 
 def estimate(params: Params) -> Cost:
@@ -51,13 +82,14 @@ def estimate(params: Params) -> Cost:
     lags = int(params["lags"]) or 2 * d
     total = _WASHOUT + lags + samples
     # Targets once, lstsq's copies of A and B (3/4 of the samples), then predictions, centred
-    # copies and their products on the held-out quarter.
+    # copies and their products on the held-out quarter. The chance floor repeats the fit on
+    # fresh inputs of the same shape after the targets are gone: twice the work, not the peak.
     floats = total * (d + 1) + samples * lags * (1 + 0.75 + 1.5) + 0.75 * samples * d
     return cost(
         "memory-capacity",
         peak_bytes=8 * floats,
-        f64_flops=total * 2 * d * d + 0.75 * samples * (2 * d * d + 4 * d * lags),
-        bytes_moved=8 * 10 * samples * lags,
+        f64_flops=total * 2 * d * d + 2 * 0.75 * samples * (2 * d * d + 4 * d * lags),
+        bytes_moved=2 * 8 * 10 * samples * lags,
         ops=total * 6,
         drivers=("samples", "hidden_size", "lags"),
     )
@@ -90,19 +122,26 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     x = states[start:]
     targets = torch.stack([u[start - k : total - k] for k in range(1, lags + 1)], dim=1)
     split = int(0.75 * samples)
-    fit = torch.linalg.lstsq(x[:split], targets[:split]).solution
-    pred = x[split:] @ fit
-    truth = targets[split:]
-    # Squared correlation on held-out steps: 1 = fully recovered, 0 = forgotten.
-    pc, tc = pred - pred.mean(0), truth - truth.mean(0)
-    r2 = ((pc * tc).sum(0) ** 2 / ((pc**2).sum(0) * (tc**2).sum(0)).clamp_min(1e-300)).tolist()
+    r2 = held_out_r2(x, targets, split)
+    del targets
+    ctx.step(0.8, "chance floor")
+    # The same readouts of inputs h_t never saw: what chance alone adds on the held-out steps.
+    unseen = torch.rand(samples, lags, generator=gen, dtype=dt).to(ctx.device) * 2 - 1
+    chance = float(sum(held_out_r2(x, unseen, split)))
     capacity = float(sum(r2))
+    biased = chance >= _BIAS_SHARE * d
     half = next((k + 1 for k, v in enumerate(r2) if v < 0.5), -1)
     answers = (
         Answer("capacity", "total memory capacity ∑ₖ rₖ² (held-out)", capacity, "steps"),
         Answer("bound", "bound: state size d", d, "steps"),
         Answer("capacity_share", "capacity / d", capacity / d),
         Answer("half_lag", "first lag with r² < 0.5", half, "steps"),
+        Answer("chance_capacity", "∑ₖ rₖ² for inputs hₜ never saw (chance floor)", chance),
+        Answer(
+            "few_samples",
+            f"1 if the chance floor is ≥ {_BIAS_SHARE:.0%} of d (capacity biased upward)",
+            int(biased),
+        ),
     )
     table = Table(
         ("lag k", "r² (input k steps back)"),
@@ -115,6 +154,8 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         f"{'tanh saturation capacity aur kam karta hai. ' if tanh else ''}"
         "Jitna bhi lamba sequence ho, fixed-size state ek bottleneck hai."
     )
+    if biased:
+        explanation += " " + _few_samples_note(samples - split, chance, d)
     ks = tuple(float(k) for k in range(1, lags + 1))
     plot = Plot(
         "recovering the input k steps back",

@@ -40,8 +40,7 @@ def estimate(params: Params) -> Cost:
     forward = 2 * b * t * d + 10 * b * t * d + b * heads * t * t
     # Depths: batch 1 with autograd, every layer's scores and softmax kept, T unrolled cells.
     depths = layers * (2 * heads * t * t + 12 * t * d) + t * (4 * gates * d + 300)
-    rnn_flops = 2 * layers * b * t * gates * 2 * d * d
-    attn_flops = 2 * layers * b * (12 * t * d * d + 2 * t * t * d)
+    rnn_flops, _, attn_flops = flops(params)
     return cost(
         "parallelism",
         peak_bytes=4 * (weights + forward + depths),
@@ -79,9 +78,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ctx.step(0.5, "timing transformer")
         attn_s = timed(lambda: encoder(x), dev, repeats, ctx.check)
     synchronize(dev)
-    gates = 4 if cell == "lstm" else 1
-    rnn_flops = 2 * layers * b * t * gates * 2 * d * d
-    attn_flops = 2 * layers * b * (12 * t * d * d + 2 * t * t * d)
+    rnn_flops, self_attn_flops, attn_flops = flops(params)
     ratio = rnn_s / attn_s
     answers = (
         Answer("rnn_steps", f"{cell} sequential steps (T × L)", t * layers, "steps"),
@@ -100,6 +97,12 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ),
         Answer("rnn_gflop", f"{cell} forward FLOPs", rnn_flops / 1e9, "GFLOP"),
         Answer("attention_gflop", "transformer forward FLOPs", attn_flops / 1e9, "GFLOP"),
+        Answer(
+            "self_attention_gflop",
+            "of which self-attention (QKV, QKᵀ, weights·V, output projection)",
+            self_attn_flops / 1e9,
+            "GFLOP",
+        ),
         Answer("rnn_ms", f"{cell} forward wall time on {dev}", rnn_s * 1e3, "ms"),
         Answer("attention_ms", f"transformer forward wall time on {dev}", attn_s * 1e3, "ms"),
         Answer("speedup", f"{cell} time / transformer time (>1: transformer faster)", ratio, "×"),
@@ -147,6 +150,19 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         (Series("wall time", (0.0, 1.0), (rnn_s * 1e3, attn_s * 1e3)),),
     )
     return Outcome(answers, explanation, plot, table)
+
+
+def flops(params: Params) -> tuple[int, int, int]:
+    """Forward FLOPs (2 per multiply-add): the RNN, the encoder's self-attention, the encoder.
+
+    Self-attention: Q, K, V and output projections 4·2Td², scores QKᵀ and weights·V 2·2T²d;
+    the feed-forward (d → 4d → d) adds 2·8Td². Softmax, norms and biases are left out.
+    """
+    b, t, d = int(params["batch_size"]), int(params["seq_len"]), int(params["hidden_size"])
+    layers, gates = int(params["layers"]), 4 if params["cell"] == "lstm" else 1
+    rnn = 2 * layers * b * t * gates * 2 * d * d
+    self_attention = 2 * layers * b * (4 * t * d * d + 2 * t * t * d)
+    return rnn, self_attention, self_attention + 2 * layers * b * 8 * t * d * d
 
 
 def _depths(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from studykit.experiments.base import (
     Answer,
     ClosedForm,
@@ -9,6 +11,7 @@ from studykit.experiments.base import (
     Experiment,
     Outcome,
     Param,
+    ParamError,
     Params,
     Plot,
     RunContext,
@@ -17,10 +20,26 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.costs import cost
 
+if TYPE_CHECKING:
+    import torch
+
 PARAMS = (
     Param("positions", "int", 128, "positions p = 0 … positions-1", low=2, high=10_000),
     Param("d_model", "int", 64, "encoding width (even)", low=2, high=4096),
     Param("base", "float", 10_000.0, "wavelength base (10000 in the paper)", low=1, low_open=True),
+    Param("pos", "int", 1, "position of the one entry PE(pos, dim) reported", low=0, high=10**6),
+    Param(
+        "dim", "int", 0, "dimension of that entry (< d_model; odd ones are cos)", low=0, high=4095
+    ),
+    Param(
+        "pair",
+        "int",
+        0,
+        "frequency index i: PE(pos, 2i) and PE(pos, 2i+1) reported (< d_model/2)",
+        low=0,
+        high=2047,
+        aliases=("i",),
+    ),
 )
 
 
@@ -28,10 +47,16 @@ def encodings(positions: int, d_model: int, base: float, device: str) -> object:
     """PE[p, 2i] = sin(p / base^(2i/d)), PE[p, 2i+1] = cos(p / base^(2i/d)), in float64."""
     import torch
 
-    p = torch.arange(positions, dtype=torch.float64, device=device).unsqueeze(1)
-    i = torch.arange(0, d_model, 2, dtype=torch.float64, device=device)
-    angle = p / base ** (i / d_model)
-    pe = torch.zeros(positions, d_model, dtype=torch.float64, device=device)
+    return rows(torch.arange(positions, dtype=torch.float64, device=device), d_model, base)
+
+
+def rows(p: torch.Tensor, d_model: int, base: float) -> torch.Tensor:
+    """The encodings of the float64 positions `p`, one row of width d_model each."""
+    import torch
+
+    i = torch.arange(0, d_model, 2, dtype=torch.float64, device=p.device)
+    angle = p.unsqueeze(1) / base ** (i / d_model)
+    pe = torch.zeros(len(p), d_model, dtype=torch.float64, device=p.device)
     pe[:, 0::2] = torch.sin(angle)
     pe[:, 1::2] = torch.cos(angle)
     return pe
@@ -55,10 +80,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     import torch
 
     n, d, base = int(params["positions"]), int(params["d_model"]), float(params["base"])
-    if d % 2:
-        from studykit.experiments.base import ParamError
-
-        raise ParamError(f"parameter `d_model` must be an even integer; got {d}")
+    _check_sizes(params)
     pe = encodings(n, d, base, ctx.device)
     assert isinstance(pe, torch.Tensor)
     ctx.step(0.3, "dot products")
@@ -85,6 +107,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         Answer("dot_spread", "max over p, k of |PE(p)·PE(p+k) − PE(0)·PE(k)|", spread),
         Answer("rotation_error", f"max |R({k}) PE(p) − PE(p+{k})|", rotation_error),
         Answer("pe_1_0", "PE(1, 0) = sin 1", float(pe[1, 0])),
+        *_entries(params, ctx.device),
     )
     cols = min(d, 6)
     table = Table(
@@ -108,6 +131,39 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     return Outcome(answers, explanation, plot, table)
 
 
+def _check_sizes(params: Params) -> None:
+    """d_model even; dim and pair inside it (ranges that depend on d_model)."""
+    d, dim, pair = int(params["d_model"]), int(params["dim"]), int(params["pair"])
+    if d % 2:
+        raise ParamError(f"parameter `d_model` must be an even integer; got {d}")
+    if dim >= d:
+        raise ParamError(f"parameter `dim` must be below d_model ({d}); got {dim}")
+    if 2 * pair >= d:
+        raise ParamError(f"parameter `pair` (i) must be below d_model/2 ({d // 2}); got {pair}")
+
+
+def _entries(params: Params, device: str) -> tuple[Answer, ...]:
+    """PE(pos, dim) and the pair PE(pos, 2i), PE(pos, 2i+1), read from the encoding's row."""
+    import torch
+
+    pos, dim, pair = int(params["pos"]), int(params["dim"]), int(params["pair"])
+    p = torch.tensor([float(pos)], dtype=torch.float64, device=device)
+    row = rows(p, int(params["d_model"]), float(params["base"]))[0]
+    return (
+        Answer("pe_entry", f"PE({pos}, {dim})", float(row[dim])),
+        Answer(
+            "pe_sin",
+            f"PE({pos}, {2 * pair}) = sin(pos/base^(2i/d)), i = {pair}",
+            float(row[2 * pair]),
+        ),
+        Answer(
+            "pe_cos",
+            f"PE({pos}, {2 * pair + 1}) = cos(pos/base^(2i/d)), i = {pair}",
+            float(row[2 * pair + 1]),
+        ),
+    )
+
+
 EXPERIMENT = Experiment(
     name="positional-encoding",
     title="Sinusoidal positional encoding",
@@ -120,5 +176,14 @@ EXPERIMENT = Experiment(
         ClosedForm("pe_1_0", "sin(1)", rel_tol=1e-12),
         ClosedForm("dot_spread", "0", abs_tol=1e-9),
         ClosedForm("rotation_error", "0", abs_tol=1e-9),
+        # Even dims are sin, odd dims cos (= sin shifted by π/2) of pos / base^(2⌊dim/2⌋/d).
+        ClosedForm(
+            "pe_entry",
+            "sin(pos/base**(2*floor(dim/2)/d_model) + (dim - 2*floor(dim/2))*pi/2)",
+            rel_tol=1e-9,
+            abs_tol=1e-9,
+        ),
+        ClosedForm("pe_sin", "sin(pos/base**(2*pair/d_model))", rel_tol=1e-9, abs_tol=1e-9),
+        ClosedForm("pe_cos", "cos(pos/base**(2*pair/d_model))", rel_tol=1e-9, abs_tol=1e-9),
     ),
 )

@@ -88,7 +88,7 @@ async def test_run_to_the_end_then_again_from_the_cache(
         assert "sirf distance k par depend" in explanation
         stored = session.cached_experiment(
             name="positional-encoding",
-            params={"positions": 16, "d_model": 8, "base": 10_000.0},
+            params={"positions": 16, "d_model": 8, "base": 10_000.0, "pos": 1, "dim": 0, "pair": 0},
             seed=0,
             device="cpu",
             torch_version=torch_version(),

@@ -145,6 +145,36 @@ def test_a_card_formula_off_its_measured_answer_fails_only_when_run(
     ]
 
 
+PE_CARD = """\
+  - id: pe-sin
+    kind: numeric
+    source: decay
+    front: "PE(pos = {pos}, 2i) with i = {i}, d = {d}?"
+    params: {pos: {choices: [5, 50]}, i: {choices: [1, 3]}, d: {choices: [16]}}
+    answer: "sin(pos/BASE**(2*i/d))"
+    tolerance: {abs: 0.005}
+    experiment:
+      name: positional-encoding
+      params: {pos: "{pos}", i: "{i}", d_model: "{d}", positions: 8}
+      answer: pe_sin
+      tolerance: {abs: 0.000001}
+"""
+
+
+@pytest.mark.parametrize(("base", "wrong"), [("10000", False), ("1000", True)])
+def test_a_positional_encoding_card_is_measured_by_pe_sin(
+    tmp_path: Path, base: str, wrong: bool
+) -> None:
+    root = fixture_root(tmp_path, PE_CARD.replace("BASE", base))
+    report = run_check([root], root, run_experiments=True)
+    problems = [str(p) for p in report.problems]
+    if not wrong:
+        assert problems == []
+        return
+    assert problems and all("card pe-sin: `pe_sin` at" in p for p in problems), problems
+    assert report.exit_code == 1
+
+
 def test_registering_a_taken_name_is_refused(doubling: Experiment) -> None:
     with pytest.raises(ValueError, match="already registered"):
         registry.register(doubling)

@@ -55,6 +55,7 @@ class CancelAfter:
 def test_cancel_lands_within_a_second(name: str, params: dict[str, object], prefix: str) -> None:
     flag = CancelAfter(prefix)
     with pytest.raises(Cancelled):
+        # In this process and unbudgeted: these sizes are over the default budget on purpose.
         run_in_process(name, params, device="cpu", progress=flag.progress, cancelled=flag)
     assert flag.flagged_at is not None, f"never reached {prefix!r}: {flag.seen}"
     took = time.perf_counter() - flag.flagged_at
@@ -74,7 +75,9 @@ def test_one_long_backward_stops_within_a_second() -> None:
 
     with checked_autograd(check):
         loss = rnn(x)[0][:, -1].sum()
-    deadline[0] = time.perf_counter() + 0.3
+    # Its nodes unpack their saved tensors in the first ~half of it (0.26 s of 0.56 s on the
+    # development machine): the flag must come while they still run.
+    deadline[0] = time.perf_counter() + 0.1
     with pytest.raises(Cancelled):
         loss.backward()
     took = time.perf_counter() - deadline[0]

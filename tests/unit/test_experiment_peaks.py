@@ -46,11 +46,13 @@ SIZES: dict[str, list[dict[str, Value]]] = {
         {},
         {"model": "attention", "distance": 150, "seeds": 1, "train": True, "steps": 2},
         {"model": "rnn", "distance": 300, "hidden_size": 256, "seeds": 1},
+        {"model": "lstm", "distance": 300, "hidden_size": 256, "seeds": 1, "dtype": "float64"},
     ],
     "bptt-memory": [
         {"length": 64},
         {"length": 256},
         {"length": 1024, "batch_size": 8, "hidden_size": 64},
+        {"length": 512, "batch_size": 8, "hidden_size": 64, "heads": 8},
     ],
     "positional-encoding": [{}, {"positions": 2000}, {"positions": 4000, "d_model": 256}],
     "attention-scaling": [

@@ -13,6 +13,7 @@ from studykit.experiments.base import (
     Cancelled,
     DeviceUnavailable,
     ParamError,
+    Params,
     Result,
     UnknownExperiment,
 )
@@ -50,9 +51,9 @@ SMALL = {
     "effective-context": {"gamma": 0.8},
     "rnn-gradient-decay": {"rho": 0.9, "hidden_size": 8, "length": 40},
     "lstm-forget-gate": {"forget": 0.731, "length": 12, "hidden_size": 4},
-    "positional-encoding": {"positions": 16, "d_model": 8},
+    "positional-encoding": {"positions": 16, "d_model": 8, "pos": 7, "dim": 5, "pair": 3},
     "attention-scaling": {"d_k": 16, "keys": 32, "queries": 256},
-    "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8},
+    "bptt-memory": {"length": 64, "batch_size": 4, "hidden_size": 8, "heads": 2},
 }
 
 
@@ -123,6 +124,31 @@ def test_default_lstm_forget_gate_is_near_one_half() -> None:
     assert 0.4 < float(got["default_mean_forget"]) < 0.6  # σ(≈0) with small random weights
 
 
+def test_default_forget_mean_moves_only_with_seed_and_hidden_size() -> None:
+    # Its own generator: the run's other draws (x of `length` steps) leave it alone.
+    base = values(run_cpu("lstm-forget-gate", init="default", length=5, hidden_size=16))
+    for other in ({"length": 40}, {"forget": 0.9}, {"init": "zeroed"}):
+        params = {"init": "default", "length": 5, "hidden_size": 16, **other}
+        got = values(run_cpu("lstm-forget-gate", **params))
+        assert got["default_mean_forget"] == base["default_mean_forget"], other
+    reseeded = run_experiment(
+        "lstm-forget-gate", {"length": 5, "hidden_size": 16}, device="cpu", seed=1
+    )
+    assert values(reseeded)["default_mean_forget"] != base["default_mean_forget"]
+
+
+def test_default_forget_cell_uses_pytorchs_init_range() -> None:
+    from studykit.experiments.common import generator
+    from studykit.experiments.lstm_forget_gate import _default_cell
+
+    cell = _default_cell(25, generator(0))
+    reference = torch.nn.LSTMCell(25, 25)
+    for ours, theirs in zip(cell.parameters(), reference.parameters(), strict=True):
+        assert ours.shape == theirs.shape
+        largest = float(ours.detach().abs().max())
+        assert largest <= 1 / 5 < 1.05 * largest
+
+
 def test_positional_encoding_values_match_sin_and_cos() -> None:
     from studykit.experiments.positional_encoding import encodings
 
@@ -148,6 +174,35 @@ def test_positional_encoding_dot_depends_only_on_distance() -> None:
     assert got["pe_1_0"] == pytest.approx(float(sympy.sin(1)))
 
 
+@pytest.mark.parametrize(("pos", "dim", "d_model"), [(0, 0, 8), (1, 1, 8), (7, 5, 8), (50, 9, 64)])
+def test_positional_encoding_entry_matches_sin_or_cos(pos: int, dim: int, d_model: int) -> None:
+    got = values(run_cpu("positional-encoding", positions=4, d_model=d_model, pos=pos, dim=dim))
+    angle = sympy.Integer(pos) / sympy.Integer(10_000) ** sympy.Rational(2 * (dim // 2), d_model)
+    expected = sympy.sin(angle) if dim % 2 == 0 else sympy.cos(angle)
+    assert got["pe_entry"] == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_positional_encoding_pair_gives_sin_and_cos_of_one_frequency() -> None:
+    got = values(run_cpu("positional-encoding", positions=4, d_model=16, pos=10, i=1))
+    angle = 10 / sympy.sqrt(10)  # 10000^(2/16) = √10
+    assert got["pe_sin"] == pytest.approx(float(sympy.sin(angle)), abs=1e-12)
+    assert got["pe_cos"] == pytest.approx(float(sympy.cos(angle)), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("params", "needle"),
+    [
+        ({"d_model": 8, "dim": 8}, "`dim` must be below d_model (8)"),
+        ({"d_model": 8, "pair": 4}, "below d_model/2 (4)"),
+    ],
+)
+def test_positional_encoding_entry_must_lie_inside_d_model(
+    params: dict[str, object], needle: str
+) -> None:
+    with pytest.raises(ParamError, match=needle.replace("(", "\\(").replace(")", "\\)")):
+        run_cpu("positional-encoding", positions=4, **params)
+
+
 def test_odd_d_model_is_a_parameter_error() -> None:
     with pytest.raises(ParamError, match="d_model"):
         run_cpu("positional-encoding", d_model=7)
@@ -167,9 +222,42 @@ def test_memory_capacity_stays_under_the_bound_d() -> None:
     assert float(tanh["capacity"]) <= 16 + 1e-6
 
 
+def test_memory_capacity_chance_floor_is_lags_over_held_out_steps() -> None:
+    # r² of a readout and an input it never saw: Beta(1/2, (n-2)/2), mean 1/(n-1), sd ≈ √2/n.
+    lags, samples = 400, 2000
+    got = values(run_cpu("memory-capacity", hidden_size=8, lags=lags, samples=samples))
+    n = samples - sympy.floor(sympy.Rational(3, 4) * samples)
+    expected = sympy.Rational(lags, n - 1)
+    spread = sympy.sqrt(2 * lags) / n
+    assert abs(float(got["chance_capacity"]) - float(expected)) < 4 * float(spread)
+    assert got["few_samples"] == 1  # 400 lags of chance: ≈ 0.8, a tenth of d = 8
+
+
+def test_memory_capacity_flags_few_samples_that_bias_it_upward() -> None:
+    result = run_cpu("memory-capacity", hidden_size=16, samples=100)
+    got = values(result)
+    assert got["few_samples"] == 1
+    assert float(got["chance_capacity"]) >= 0.01 * 16
+    assert float(got["capacity"]) > 16  # past the bound d: chance, not memory
+    assert "biased" in result.outcome.explanation
+    plenty = run_cpu("memory-capacity", hidden_size=16, samples=4000)
+    assert values(plenty)["few_samples"] == 0 and "biased" not in plenty.outcome.explanation
+
+
 def test_long_range_attention_keeps_the_distant_gradient() -> None:
     got = values(run_cpu("long-range", distance=15, seeds=2, hidden_size=16))
     assert float(got["attention_ratio"]) > 100 * float(got["rnn_ratio"])
+
+
+def test_long_range_float64_resolves_what_float32_underflows() -> None:
+    near = {"model": "rnn", "distance": 10, "hidden_size": 16, "seeds": 1}
+    single = values(run_cpu("long-range", **near))
+    double = values(run_cpu("long-range", **near, dtype="float64"))
+    # Same weights and inputs, only the precision differs.
+    assert double["rnn_ratio"] == pytest.approx(single["rnn_ratio"], rel=1e-4)
+    far = {**near, "distance": 250}
+    assert values(run_cpu("long-range", **far))["rnn_ratio"] == 0.0
+    assert 0.0 < float(values(run_cpu("long-range", **far, dtype="float64"))["rnn_ratio"]) < 1e-38
 
 
 def test_long_range_training_reports_a_success_rate() -> None:
@@ -185,6 +273,35 @@ def test_bptt_memory_grows_linearly_and_checkpointing_saves() -> None:
     assert float(got["attention_mib"]) >= float(got["scores_mib"])
 
 
+@pytest.mark.parametrize("heads", [1, 4])
+def test_bptt_memory_counts_what_autograd_saves_per_head(heads: int) -> None:
+    t, b, d = 32, 2, 8
+    got = values(run_cpu("bptt-memory", length=t, batch_size=b, hidden_size=d, heads=heads))
+    T, B, D, H = sympy.symbols("T B D H", positive=True)
+    at = {T: t, B: b, D: d, H: heads}
+    # Every state h_0 … h_T, and beside them the inputs x (T·B·d) and W_ih, W_hh.
+    assert got["rnn_state_elements"] == ((T + 1) * B * D).subs(at)
+    assert got["rnn_saved_elements"] == ((2 * T + 1) * B * D + 2 * D**2).subs(at)
+    # Each head keeps its own B × T × T softmax weights.
+    assert got["weights_mib"] == pytest.approx(float((4 * H * B * T**2 / 2**20).subs(at)))
+    assert got["attention_saved_elements"] == (4 * B * T * D + 3 * D**2 + H * B * T**2).subs(at)
+    # The RNN saves tensors at every step (its input x_t among them); attention a fixed few.
+    assert int(got["rnn_saved_inputs"]) >= t and int(got["rnn_saved_tensors"]) >= 2 * t
+    assert int(got["attention_saved_inputs"]) == 2  # x and the projection's weight
+
+
+def test_bptt_attention_saves_the_same_tensors_at_any_length() -> None:
+    short = values(run_cpu("bptt-memory", length=16, batch_size=1, hidden_size=8, heads=2))
+    long = values(run_cpu("bptt-memory", length=64, batch_size=1, hidden_size=8, heads=2))
+    assert short["attention_saved_tensors"] == long["attention_saved_tensors"]
+    assert int(long["rnn_saved_tensors"]) > 3 * int(short["rnn_saved_tensors"])
+
+
+def test_bptt_heads_must_divide_the_width() -> None:
+    with pytest.raises(ParamError, match="`heads` must divide hidden_size"):
+        run_cpu("bptt-memory", length=8, hidden_size=6, heads=4)
+
+
 def test_parallelism_counts_steps_and_depth() -> None:
     result = run_cpu(
         "parallelism", batch_size=2, seq_len=64, hidden_size=8, heads=2, layers=2, repeats=1
@@ -196,6 +313,46 @@ def test_parallelism_counts_steps_and_depth() -> None:
     print(
         f"parallelism timings (shown, not asserted): {got['rnn_ms']} ms vs {got['attention_ms']} ms"
     )
+
+
+def test_parallelism_flop_formulas_match_torchs_flop_counter() -> None:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from studykit.experiments.parallelism import flops
+
+    params: Params = {
+        "batch_size": 2,
+        "seq_len": 48,
+        "hidden_size": 16,
+        "layers": 1,
+        "cell": "lstm",
+    }
+    b, t, d = 2, 48, 16
+    layer = torch.nn.TransformerEncoderLayer(d, 4, 4 * d, dropout=0.0, batch_first=True)
+    lstm = torch.nn.LSTM(d, d, batch_first=True)
+    x = torch.randn(b, t, d)
+
+    def lstm_products() -> None:  # an LSTM layer's matmuls, step by step (gates elided)
+        h = torch.zeros(b, d)
+        for step in range(t):
+            x[:, step] @ lstm.weight_ih_l0.T + h @ lstm.weight_hh_l0.T
+
+    counted = []
+    for model in (
+        lstm_products,
+        lambda: layer.self_attn(x, x, x, need_weights=True),  # explicit bmm scores
+        lambda: layer.linear2(layer.linear1(x)),
+    ):
+        with FlopCounterMode(display=False) as counter:
+            model()
+        counted.append(counter.get_total_flops())
+    rnn, self_attention, encoder = flops(params)
+    assert rnn == counted[0]
+    assert self_attention == counted[1]
+    assert encoder == counted[1] + counted[2]
+    got = values(run_cpu("parallelism", **params, heads=4, repeats=1))
+    assert got["self_attention_gflop"] == pytest.approx(self_attention / 1e9, rel=1e-12)
+    assert got["attention_gflop"] == pytest.approx(encoder / 1e9, rel=1e-12)
 
 
 def test_every_experiment_has_a_valid_default_and_a_plot() -> None:
