@@ -54,7 +54,11 @@ SIZES: dict[str, list[dict[str, Value]]] = {
         {"length": 1024, "batch_size": 8, "hidden_size": 64},
         {"length": 512, "batch_size": 8, "hidden_size": 64, "heads": 8},
     ],
-    "positional-encoding": [{}, {"positions": 2000}, {"positions": 4000, "d_model": 256}],
+    "positional-encoding": [
+        {"positions": 1200},
+        {"positions": 2000},
+        {"positions": 4000, "d_model": 256},
+    ],
     "attention-scaling": [
         {},
         {"keys": 128, "queries": 1024},
