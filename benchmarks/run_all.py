@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_child
 import bench_experiments
 import bench_export
+import bench_obsidian
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
 from generated import library_with_states, write_yaml_root
 
@@ -152,6 +153,8 @@ def main() -> None:
     bench_experiments.main()
     print()
     bench_child.main()
+    print()  # Obsidian import (issue 13)
+    bench_obsidian.main()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ CardKind = Literal["basic", "reversed", "cloze"]
 _FENCE = re.compile(r"[ ]{0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT = re.compile(r"[ ]{0,3}(?:=+|-+)[ \t]*$")
+_FENCE_CHARS = "`~"
 _SETEXT_EQ = re.compile(r"[ ]{0,3}=+[ \t]*$")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _INDENTED = re.compile(r"(?: {4}|[ ]{0,3}\t)")
@@ -35,6 +36,7 @@ _INDENTED = re.compile(r"(?: {4}|[ ]{0,3}\t)")
 _PROTECTED = re.compile(r"`[^`]+`|``[^`]+``|\$\$[^$]+\$\$|\$[^\s$](?:[^$]*[^\s\\$])?\$")
 _ANKI_CLOZE = re.compile(r"\{\{c\d+::[^{}]*\}\}")
 _ANKI_OPEN = "{{c"
+_CLOZE_MARK = re.compile(r"\{\{c\d+::|\}\}")
 _SEPARATOR = re.compile(r":{2,}")
 _HINT = re.compile(r"\^\[([^\]\n]*)\]")
 _GROUP = re.compile(r"\[\^(\d{1,3})\]")
@@ -283,6 +285,7 @@ class _Parser:
         self.anki_cloze = anki_cloze
         self.one_deck = one_deck
         self.decks: dict[str, ImportedDeck] = {}
+        self.by_path: dict[str, ImportedDeck] = {}  # tag path -> its deck
         self.report: list[ReportLine] = []
         self.group: list[str] | None = None  # the tag line in force
         self.pending: list[ImportedCard] = []  # cards before any tag line
@@ -294,10 +297,14 @@ class _Parser:
     # -- decks -----------------------------------------------------------------------------
 
     def _deck(self, path: str) -> ImportedDeck:
+        known = self.by_path.get(path)
+        if known is not None:
+            return known
         parts = [p for p in path.split("/") if p]
         deck_id = slug("-".join(parts)) if parts else slug(self.stem)
         name = "::".join(parts) if parts else self.stem
-        return self.decks.setdefault(deck_id, ImportedDeck(deck_id, name))
+        deck = self.by_path[path] = self.decks.setdefault(deck_id, ImportedDeck(deck_id, name))
+        return deck
 
     def use_group(self, tags: list[str]) -> None:
         """A tag line: the cards after it go to its decks (and those before any, too)."""
@@ -335,8 +342,7 @@ class _Parser:
             card_tags = ()
         self.last_card_deck = []
         for deck in decks:
-            base = slug(_ANKI_CLOZE.sub(" ", card.front)) if _ANKI_OPEN in card.front else None
-            card_id = deck.slugs.take(base or slug(card.front))
+            card_id = deck.slugs.take(slug(_CLOZE_MARK.sub(" ", card.front)))
             placed = ImportedCard(
                 card_id, card.kind, card.front, card.back, card.line, card.schedules, card_tags
             )
@@ -480,8 +486,9 @@ def parse_obsidian(
     in_paragraph = False  # an indented line right under text continues it, it is not code
     for number in range(start + 1, len(lines) + 1):
         raw = lines[number - 1]
+        lead = raw.lstrip(" ")[:1]  # cheap guards before each pattern: most lines are prose
         if fence:
-            closing = _FENCE.match(raw)
+            closing = _FENCE.match(raw) if lead in _FENCE_CHARS else None
             if (
                 closing
                 and closing.group(1)[0] == fence[0]
@@ -490,7 +497,7 @@ def parse_obsidian(
             ):
                 fence = ""
             continue
-        if not comments.closer:
+        if not comments.closer and lead in _FENCE_CHARS:
             opening = _FENCE.match(raw)
             if opening and not (opening.group(1)[0] == "`" and "`" in raw[opening.end() :]):
                 parser.flush()
@@ -502,27 +509,30 @@ def parse_obsidian(
                 parser.attach_schedules(number, schedules)
             continue
         blank = not text_line.strip()
+        spaced = text_line[:1] in " \t"
         if indented:
-            if blank or _INDENTED.match(text_line):
+            if blank or (spaced and _INDENTED.match(text_line)):
                 continue
             indented = False
         if blank:
             parser.flush()
             in_paragraph = False
             continue
-        if not in_paragraph and not after_list and _INDENTED.match(text_line):
+        if spaced and not in_paragraph and not after_list and _INDENTED.match(text_line):
             indented = True
             continue
         in_paragraph = True
-        after_list = bool(_LIST_ITEM.match(text_line)) or (after_list and text_line[:1] in " \t")
-        if _HEADING.match(text_line):
+        lead = text_line.lstrip(" ")[:1]
+        listed = (lead in "-*+" or lead.isdigit()) and bool(_LIST_ITEM.match(text_line))
+        after_list = listed or (after_list and spaced)
+        if lead == "#" and _HEADING.match(text_line):
             parser.flush()
             tags, _, _ = _find_tags(text_line)
             line = _Line(number, text_line, tags, [])
             parser.heading([line], "a heading is not a card")
             in_paragraph = False
             continue
-        if _SETEXT.match(text_line) and parser.block:
+        if lead in "=-" and parser.block and _SETEXT.match(text_line):
             if any(ln.text.strip() in {"?", "??"} for ln in parser.block):
                 parser.flush()
             else:

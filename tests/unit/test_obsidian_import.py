@@ -232,3 +232,65 @@ def test_imported_seed_cards_export_to_anki(tmp_path: Path) -> None:
         assert "$" not in card.answer()
     finally:
         col.close()
+
+
+def _cards(text: str, **options: bool) -> dict[str, list[tuple[str, str, str | None]]]:
+    found = parse_obsidian(text, "n", **options)
+    return {d.id: [(c.kind, c.front, c.back) for c in d.cards] for d in found.decks}
+
+
+def test_a_double_colon_card_ends_at_its_line() -> None:
+    text = "#flashcards/x\nQ :: A\nFront\n?\nBack\n"
+    assert _cards(text) == {"x": [("basic", "Q", "A"), ("basic", "Front", "Back")]}
+
+
+def test_a_tag_inside_a_card_chooses_no_deck() -> None:
+    found = parse_obsidian("#flashcards/a\nQ :: A #flashcards/b\nR :: S\n", "n")
+    assert [(d.id, [c.front for c in d.cards]) for d in found.decks] == [("a", ["Q", "R"])]
+    assert [str(r) for r in found.skipped] == [
+        "2: a tag inside a card (not at its start) chooses no deck, as in the plugin"
+    ]
+
+
+def test_highlighted_maths_is_a_cloze() -> None:
+    assert _cards("#flashcards/x\n==$E = mc^2$==\n") == {
+        "x": [("cloze", "{{c1::$E = mc^2$}}", None)]
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("%% Q :: A %%\n", "1: card syntax inside a %% comment: ignored, as the plugin does"),
+        (
+            "%%\nQ :: A\n==x==\n%%\n",
+            "1-4: card syntax inside a %% comment: ignored, as the plugin does",
+        ),
+        ("Q :: A\n=====\n", "1: a setext heading (text over ===/---) is not a card"),
+        ("The ==x==\n---\n", "1: a setext heading (text over ===/---) is not a card"),
+        ("## Q :: A\n", "1: a heading is not a card"),
+        ("Text\n\n    Q :: A\n    ==x==\n", None),
+        ("Text\n\n\tQ :: A\n", None),
+    ],
+)
+def test_comments_indented_code_and_headings_are_not_cards(text: str, why: str | None) -> None:
+    found = parse_obsidian("#flashcards/x\n\n" + text, "n")
+    assert found.decks == []
+    reported = [str(r) for r in found.skipped]
+    if why is None:
+        assert reported == []
+    else:
+        line, rest = why.split(": ", 1)
+        shifted = "-".join(str(int(n) + 2) for n in line.split("-"))
+        assert reported == [f"{shifted}: {rest}"]
+
+
+def test_an_indented_line_under_text_or_in_a_list_is_not_code() -> None:
+    text = "#flashcards/x\n- item\n\n    Q :: A\n"
+    assert _cards(text) == {"x": [("basic", "Q", "A")]}
+
+
+def test_the_report_lists_card_like_lines_not_prose() -> None:
+    prose = "".join(f"Paragraph {i} of plain notes.\n\n" for i in range(50))
+    found = parse_obsidian("#flashcards/x\n" + prose + "Empty ::\n", "n")
+    assert [str(r) for r in found.skipped] == ["102: `::` card with an empty side"]
