@@ -11,6 +11,9 @@ import click
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
 from studykit.terminal import one_line
 
+MAX_IMPORT_CARDS = 50_000
+"""Cards one `studykit import obsidian` writes; a 5 MB note of one-line cards holds ~700,000."""
+
 if TYPE_CHECKING:
     from studykit.importers.obsidian import ObsidianImport
     from studykit.importers.srschedule import ScheduleCount
@@ -116,6 +119,13 @@ def _finish(
     from studykit.importers.deckyaml import deck_yaml, validate
 
     to_stderr = output is None
+    total = sum(one.cards for _, _, one in found)
+    if total > MAX_IMPORT_CARDS:  # writing and checking cost ~0.5 ms a card: refuse first
+        fail(
+            f"{total:,} cards is over the {MAX_IMPORT_CARDS:,} one import takes; "
+            "import fewer notes at a time",
+            EXIT_USAGE,
+        )
     documents: dict[str, str] = {}
     for path, name, one in found:
         for deck in one.decks:

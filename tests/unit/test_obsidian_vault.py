@@ -100,6 +100,8 @@ def test_an_imported_schedule_is_the_cards_starting_state(vault: Path, tmp_path:
         session.answer(wave, 3, duration_ms=1000)
         assert len(session.review_rows()) == 1
         assert session.reschedule() == 2
+        # replayed from the imported state, the unanswered card keeps it exactly
+        assert session.store.get_state(state.key) == state
 
 
 def test_a_fifo_and_an_oversized_note_in_a_vault_are_reported_not_read(
@@ -135,3 +137,18 @@ def test_no_schedules_leaves_the_database_alone(vault: Path, tmp_path: Path) -> 
     )
     assert code == 0 and "2 schedule(s) not imported (--no-schedules)" in stdout
     assert not (data / "studykit.sqlite3").exists()
+
+
+def test_more_cards_than_one_import_takes_are_refused_before_writing(tmp_path: Path) -> None:
+    from studykit.commands.importing import MAX_IMPORT_CARDS
+
+    many = tmp_path / "many.md"
+    many.write_text("".join(f"Q{i} :: A\n" for i in range(MAX_IMPORT_CARDS + 1)), "utf-8")
+    code, _, stderr = run(
+        tmp_path / "data", "import", "obsidian", str(many), "-o", f"{tmp_path}/d/"
+    )
+    assert code == 2
+    assert f"{MAX_IMPORT_CARDS + 1:,} cards is over the {MAX_IMPORT_CARDS:,} one import takes" in (
+        stderr
+    )
+    assert not (tmp_path / "d").exists()
