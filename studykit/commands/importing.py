@@ -50,6 +50,11 @@ def _write(path: Path, text: str) -> None:
     help="Read `{{c1::…}}` as a cloze (the plugin's Anki-style setting); else it is reported.",
 )
 @click.option(
+    "--folders-as-decks",
+    is_flag=True,
+    help="VAULT/: read notes without a #flashcards tag too (the plugin's folder decks).",
+)
+@click.option(
     "--no-schedules",
     is_flag=True,
     help="Leave the plugin's <!--SR:...--> schedules out of the study database.",
@@ -60,6 +65,7 @@ def obsidian(
     source: Path,
     output_text: str | None,
     anki_cloze: bool,
+    folders_as_decks: bool,
     no_schedules: bool,
 ) -> None:
     """Turn Obsidian Spaced Repetition notes (FILE.md, or a VAULT/ folder) into deck YAML.
@@ -79,10 +85,13 @@ def obsidian(
         if output_text is None:
             fail(f"{source} is a folder: give -o FOLDER/ for its deck files", EXIT_USAGE)
         try:
-            vault = read_vault(source, anki_cloze=anki_cloze)
+            vault = read_vault(source, anki_cloze=anki_cloze, every_note=folders_as_decks)
         except VaultTooLarge as error:
             fail(f"{source}: {error}", EXIT_USAGE)
         for path, why in vault.refused:
+            click.echo(one_line(f"{source / path}: skipped: {why}"))
+        for path in vault.untagged:
+            why = "card syntax but no #flashcards tag (see --folders-as-decks)"
             click.echo(one_line(f"{source / path}: skipped: {why}"))
         found = [(source / note.path, note.path.as_posix(), note.found) for note in vault.notes]
         _finish(ctx, found, Path(output_text), folder=True, schedules=not no_schedules)

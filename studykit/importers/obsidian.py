@@ -85,6 +85,7 @@ class ObsidianImport:
 
     decks: list[ImportedDeck]
     skipped: list[ReportLine]
+    tagged: bool = True  # a `#flashcards` tag somewhere (the plugin reads no other note)
 
     @property
     def cards(self) -> int:
@@ -293,6 +294,7 @@ class _Parser:
         self.last_card_deck: list[ImportedDeck] = []
         self.last_card_end = 0
         self.block: list[_Line] = []
+        self.tagged = False
 
     # -- decks -----------------------------------------------------------------------------
 
@@ -308,7 +310,7 @@ class _Parser:
 
     def use_group(self, tags: list[str]) -> None:
         """A tag line: the cards after it go to its decks (and those before any, too)."""
-        self.group = tags
+        self.group, self.tagged = tags, True
         pending, self.pending = self.pending, []
         for card in pending:
             self._place(card, tags)
@@ -325,6 +327,7 @@ class _Parser:
     ) -> None:
         card = ImportedCard("", kind, front, back, line, tuple(schedules))
         tags = own_tags or self.group
+        self.tagged = self.tagged or bool(own_tags)
         self.last_card_end = end
         if tags is None and self.one_deck is None:
             self.pending.append(card)
@@ -479,6 +482,7 @@ def parse_obsidian(
         paths = [_tag_path("#" + m.group().lstrip("#")) for m in _FRONT_TAG.finditer(matter)]
         if paths:
             parser.group = [t for t in paths if t is not None]
+            parser.tagged = True
     comments = _Comments(parser.report)
     fence = ""
     indented = False
@@ -556,8 +560,9 @@ def parse_obsidian(
             parser.block.append(_Line(number, rest, tags, leading, list(schedules)))
     comments.finish(len(lines))
     parser.flush()
+    tagged = parser.tagged
     if parser.pending:
         parser.use_group([""])
     parser.report.sort(key=lambda r: (r.line, r.end))
     decks = [deck for deck in parser.decks.values() if deck.cards]
-    return ObsidianImport(decks=decks, skipped=parser.report)
+    return ObsidianImport(decks=decks, skipped=parser.report, tagged=tagged)

@@ -37,6 +37,7 @@ class Vault:
     notes: list[Note] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)
     markdown_files: int = 0
+    untagged: list[Path] = field(default_factory=list)  # card syntax but no #flashcards tag
 
 
 def markdown_paths(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -74,8 +75,13 @@ def deck_names(paths: list[Path]) -> list[tuple[str, str]]:
     return out
 
 
-def read_vault(root: Path, *, anki_cloze: bool = False) -> Vault:
-    """Every note's cards, one deck per note; unreadable files go to `refused`."""
+def read_vault(root: Path, *, anki_cloze: bool = False, every_note: bool = False) -> Vault:
+    """Every tagged note's cards, one deck per note; unreadable files go to `refused`.
+
+    As in the plugin, a note without a `#flashcards` tag gives no cards (`key:: value`
+    is a Dataview field there, not a card) unless `every_note`, the plugin's "convert
+    folders to decks".
+    """
     paths, odd = markdown_paths(root)
     vault = Vault(refused=odd, markdown_files=len(paths) + len(odd))
     total = 0
@@ -95,5 +101,9 @@ def read_vault(root: Path, *, anki_cloze: bool = False) -> Vault:
             vault.refused.append((path, f"not valid UTF-8 (byte {error.start}); save it as UTF-8"))
             continue
         found = parse_obsidian(text, path.stem, anki_cloze=anki_cloze, one_deck=(deck_id, name))
+        if not found.tagged and not every_note:
+            if found.cards:
+                vault.untagged.append(path)
+            continue
         vault.notes.append(Note(path, deck_id, name, found))
     return vault

@@ -47,6 +47,7 @@ def vault(tmp_path: Path) -> Path:
     (root / "Other.md").write_text("#flashcards\nOne :: 1\n", encoding="utf-8")
     (root / ".obsidian" / "plugins" / "hidden.md").write_text("No :: card\n", encoding="utf-8")
     (root / "picture.png").write_bytes(b"\x89PNG")
+    (root / "Books.md").write_text("Author:: Ada\nYear:: 1843\n", encoding="utf-8")
     return root
 
 
@@ -59,13 +60,17 @@ def test_a_vault_gives_one_deck_per_note_and_a_second_run_changes_nothing(
     assert sorted(p.name for p in out.iterdir()) == ["other.yaml", "physics-waves.yaml"]
     assert "3 card(s) in 2 deck(s), 2 deck file(s) written, 0 unchanged" in stdout
     assert "2 schedule(s) imported, 0 already here" in stdout
+    why = "card syntax but no #flashcards tag (see --folders-as-decks)"
+    assert f"{vault / 'Books.md'}: skipped: {why}" in stdout
     waves = (out / "physics-waves.yaml").read_text(encoding="utf-8")
     assert "name: Physics::Waves" in waves and "tags:\n      - physics" in waves
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
 
     code, stdout, _ = run(data, "import", "obsidian", str(vault), "-o", f"{out}/")
     assert code == 0
-    assert stdout.startswith("Nothing changed: 3 card(s) in 2 deck(s), 0 deck file(s) written")
+    assert stdout.splitlines()[-1].startswith(
+        "Nothing changed: 3 card(s) in 2 deck(s), 0 deck file(s) written"
+    )
     assert "0 schedule(s) imported, 2 already here" in stdout
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
     with sqlite3.connect(data / "studykit.sqlite3") as conn:
@@ -152,3 +157,11 @@ def test_more_cards_than_one_import_takes_are_refused_before_writing(tmp_path: P
         stderr
     )
     assert not (tmp_path / "d").exists()
+
+
+def test_folders_as_decks_reads_untagged_notes(vault: Path, tmp_path: Path) -> None:
+    out = tmp_path / "decks"
+    args = ["import", "obsidian", str(vault), "-o", f"{out}/", "--folders-as-decks"]
+    code, stdout, _ = run(tmp_path / "data", *args)
+    assert code == 0 and "5 card(s) in 3 deck(s)" in stdout
+    assert "name: Books" in (out / "books.yaml").read_text(encoding="utf-8")
