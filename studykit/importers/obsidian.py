@@ -98,7 +98,7 @@ class ObsidianImport:
         return sum(bool(card.schedules) for deck in self.decks for card in deck.cards)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     number: int
     text: str  # comments removed
@@ -126,7 +126,7 @@ def _tag_path(word: str) -> str | None:
 
 def _find_tags(text: str) -> tuple[list[str], list[str], str]:
     """(all tags, leading tags, the text with leading tags removed)."""
-    if _TAG_WORD not in text.lower():
+    if "#" not in text or _TAG_WORD not in text.lower():
         return [], [], text
     words = _masked(text).split()
     found: list[str] = []
