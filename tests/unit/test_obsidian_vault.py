@@ -45,7 +45,9 @@ def vault(tmp_path: Path) -> Path:
     (root / ".obsidian" / "plugins").mkdir(parents=True)
     (root / "Physics" / "Waves.md").write_text(NOTE, encoding="utf-8")
     (root / "Other.md").write_text("#flashcards\nOne :: 1\n", encoding="utf-8")
-    (root / ".obsidian" / "plugins" / "hidden.md").write_text("No :: card\n", encoding="utf-8")
+    (root / ".obsidian" / "plugins" / "hidden.md").write_text(
+        "#flashcards\nNo :: card\n", encoding="utf-8"
+    )
     (root / "picture.png").write_bytes(b"\x89PNG")
     (root / "Books.md").write_text("Author:: Ada\nYear:: 1843\n", encoding="utf-8")
     return root
