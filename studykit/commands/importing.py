@@ -82,7 +82,10 @@ def obsidian(
     from studykit.importers.vault import VaultTooLarge, read_vault
 
     if source.is_dir():
-        if output_text is None:
+        folder_out = output_text is not None and (
+            Path(output_text).is_dir() or output_text.endswith(("/", os.sep))
+        )
+        if output_text is None or not folder_out:
             fail(f"{source} is a folder: give -o FOLDER/ for its deck files", EXIT_USAGE)
         try:
             vault = read_vault(source, anki_cloze=anki_cloze, every_note=folders_as_decks)

@@ -20,6 +20,7 @@ from studykit.importers.srschedule import (
 from studykit.srs.records import CardState
 from studykit.srs.scheduler import card_key
 from studykit.srs.store import Store
+from studykit.srs.studyday import study_day
 
 DAY = date(2026, 5, 10)
 
@@ -42,6 +43,10 @@ def test_the_state_an_imported_schedule_gives() -> None:
     assert state.due == datetime(2026, 5, 6, 4, tzinfo=UTC)  # the earlier sibling wins
     assert last == datetime(2026, 4, 30, 4, tzinfo=UTC)
     assert (state.state, state.stability, state.key) == (State.Review, 6.0, card_key("d", "c"))
+    # round trip: the stored state reads back as the plugin's due day and interval
+    assert study_day(state.due, hour=4, tz=UTC) == DAY - timedelta(days=4)
+    assert state.due is not None and state.last_review is not None
+    assert (state.due - state.last_review).days == 6
     assert difficulty_from_ease(250) == 5.0
     assert difficulty_from_ease(130) == pytest.approx(9.8)
     assert difficulty_from_ease(1000) == 1.0 and difficulty_from_ease(0) == 10.0

@@ -132,9 +132,14 @@ def test_an_oversized_single_file_is_refused(tmp_path: Path) -> None:
     assert code == 2 and "over the 5 MB limit" in stderr
 
 
-def test_a_folder_needs_an_output_folder(vault: Path, tmp_path: Path) -> None:
-    code, _, stderr = run(tmp_path / "data", "import", "obsidian", str(vault))
+@pytest.mark.parametrize("output", [None, "decks/one.yaml"])
+def test_a_folder_needs_an_output_folder(vault: Path, tmp_path: Path, output: str | None) -> None:
+    args = ["import", "obsidian", str(vault)]
+    if output is not None:
+        args += ["-o", str(tmp_path / output)]
+    code, _, stderr = run(tmp_path / "data", *args)
     assert code == 2 and "give -o FOLDER/" in stderr
+    assert not (tmp_path / "decks").exists()
 
 
 def test_no_schedules_leaves_the_database_alone(vault: Path, tmp_path: Path) -> None:
