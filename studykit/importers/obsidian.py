@@ -460,7 +460,28 @@ def _front_matter_end(lines: list[str]) -> int:
     return 0
 
 
-_FRONT_TAG = re.compile(r"(?<![\w/-])#?flashcards(?:/[\w/-]+)?(?![\w-])", re.IGNORECASE)
+_TAGS_KEY = re.compile(r"tags?\s*:(.*)", re.IGNORECASE)
+_TAG_SPLIT = re.compile(r"[\s,\[\]\"']+")
+
+
+def _front_matter_tags(matter: list[str]) -> list[str]:
+    """`#flashcards` paths under the front matter's `tags:` key (inline list or `- item`s)."""
+    found: list[str] = []
+    in_tags = False
+    for line in matter:
+        key = _TAGS_KEY.match(line)
+        if key:
+            in_tags, values = True, key.group(1)
+        elif in_tags and line[:1] in " \t-":
+            values = line.strip().removeprefix("-")
+        else:
+            in_tags = False
+            continue
+        for word in _TAG_SPLIT.split(values):
+            path = _tag_path("#" + word.lstrip("#")) if word else None
+            if path is not None:
+                found.append(path)
+    return found
 
 
 def parse_obsidian(
@@ -477,12 +498,9 @@ def parse_obsidian(
     lines = text.splitlines()
     parser = _Parser(stem, anki_cloze=anki_cloze, one_deck=one_deck)
     start = _front_matter_end(lines)
-    if start:
-        matter = "\n".join(lines[1 : start - 1])
-        paths = [_tag_path("#" + m.group().lstrip("#")) for m in _FRONT_TAG.finditer(matter)]
-        if paths:
-            parser.group = [t for t in paths if t is not None]
-            parser.tagged = True
+    paths = _front_matter_tags(lines[1 : start - 1]) if start else []
+    if paths:
+        parser.group, parser.tagged = paths, True
     comments = _Comments(parser.report)
     fence = ""
     indented = False

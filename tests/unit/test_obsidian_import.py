@@ -294,3 +294,17 @@ def test_the_report_lists_card_like_lines_not_prose() -> None:
     prose = "".join(f"Paragraph {i} of plain notes.\n\n" for i in range(50))
     found = parse_obsidian("#flashcards/x\n" + prose + "Empty ::\n", "n")
     assert [str(r) for r in found.skipped] == ["102: `::` card with an empty side"]
+
+
+@pytest.mark.parametrize(
+    ("matter", "decks"),
+    [
+        ("tags: [flashcards/physics, other]", ["physics"]),
+        ("tags:\n  - notes\n  - flashcards/a/b\n  - '#flashcards/c'", ["a-b", "c"]),
+        ("title: My flashcards\ntags: [notes]", ["n"]),
+    ],
+)
+def test_front_matter_tags(matter: str, decks: list[str]) -> None:
+    found = parse_obsidian(f"---\n{matter}\n---\nQ :: A\n", "n")
+    assert [d.id for d in found.decks] == decks
+    assert found.tagged == (decks != ["n"])
