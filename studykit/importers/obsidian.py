@@ -231,10 +231,11 @@ class _Comments:
             return raw, [], False
         kept: list[str] = []
         schedules: list[Schedule] = []
+        scan = _masked(raw)  # `50 %% 7` in inline code opens no comment
         k = 0
         while k <= len(raw):
             if self.closer:
-                close = raw.find(self.closer, k)
+                close = scan.find(self.closer, k)
                 body = raw[k:] if close < 0 else raw[k:close]
                 self.hidden.append(body)
                 if close < 0:
@@ -243,13 +244,13 @@ class _Comments:
                 k = close + (3 if self.closer == "-->" else 2)
                 self.closer = ""
                 continue
-            html, percent = raw.find("<!--", k), raw.find("%%", k)
+            html, percent = scan.find("<!--", k), scan.find("%%", k)
             if html < 0 and percent < 0:
                 kept.append(raw[k:])
                 break
             if html >= 0 and (percent < 0 or html < percent):
                 kept.append(raw[k:html])
-                close = raw.find("-->", html + 4)
+                close = scan.find("-->", html + 4)
                 body = raw[html + 4 : close if close >= 0 else len(raw)]
                 if body.startswith("SR:") and close >= 0:
                     try:

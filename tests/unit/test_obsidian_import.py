@@ -308,3 +308,10 @@ def test_front_matter_tags(matter: str, decks: list[str]) -> None:
     found = parse_obsidian(f"---\n{matter}\n---\nQ :: A\n", "n")
     assert [d.id for d in found.decks] == decks
     assert found.tagged == (decks != ["n"])
+
+
+def test_comment_marks_in_inline_code_open_no_comment() -> None:
+    text = "#flashcards/x\nModulo in C :: `a %% b` and `<!--`\nNext :: card\n"
+    assert _cards(text) == {
+        "x": [("basic", "Modulo in C", "`a %% b` and `<!--`"), ("basic", "Next", "card")]
+    }
