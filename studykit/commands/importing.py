@@ -50,6 +50,11 @@ def _write(path: Path, text: str) -> None:
     help="Read `{{c1::…}}` as a cloze (the plugin's Anki-style setting); else it is reported.",
 )
 @click.option(
+    "--bold-cloze",
+    is_flag=True,
+    help="Read `**bold**` as a cloze too (the plugin's bold-text setting).",
+)
+@click.option(
     "--folders-as-decks",
     is_flag=True,
     help="VAULT/: read notes without a #flashcards tag too (the plugin's folder decks).",
@@ -65,6 +70,7 @@ def obsidian(
     source: Path,
     output_text: str | None,
     anki_cloze: bool,
+    bold_cloze: bool,
     folders_as_decks: bool,
     no_schedules: bool,
 ) -> None:
@@ -78,9 +84,10 @@ def obsidian(
     database, once. Without -o the YAML goes to stdout and the report to stderr.
     """
     from studykit.files import FileRefused, read_regular, special_kind
-    from studykit.importers.obsidian import parse_obsidian
+    from studykit.importers.obsidian import PluginSettings, parse_obsidian
     from studykit.importers.vault import VaultTooLarge, read_vault
 
+    plugin = PluginSettings(bold_cloze=bold_cloze, anki_cloze=anki_cloze)
     if source.is_dir():
         folder_out = output_text is not None and (
             Path(output_text).is_dir() or output_text.endswith(("/", os.sep))
@@ -88,7 +95,7 @@ def obsidian(
         if output_text is None or not folder_out:
             fail(f"{source} is a folder: give -o FOLDER/ for its deck files", EXIT_USAGE)
         try:
-            vault = read_vault(source, anki_cloze=anki_cloze, every_note=folders_as_decks)
+            vault = read_vault(source, settings=plugin, every_note=folders_as_decks)
         except VaultTooLarge as error:
             fail(f"{source}: {error}", EXIT_USAGE)
         for path, why in vault.refused:
@@ -108,7 +115,7 @@ def obsidian(
         fail(f"{source}: {error}", EXIT_USAGE)
     except UnicodeDecodeError as error:
         fail(f"{source} is not valid UTF-8 (byte {error.start}); save it as UTF-8", EXIT_USAGE)
-    one = parse_obsidian(text, source.stem, anki_cloze=anki_cloze)
+    one = parse_obsidian(text, source.stem, settings=plugin)
     output = Path(output_text) if output_text is not None else None
     to_folder = output_text is not None and (
         Path(output_text).is_dir() or output_text.endswith(("/", os.sep))

@@ -2,8 +2,9 @@
 
 Cards: `Q::A` and `Q:::A` (both ways) end at their line; multi-line cards are a paragraph
 split by a `?` line (`??` both ways); a paragraph with `==highlights==` is a cloze (hints
-`==x==^[hint]`, groups `==x==[^2]`). `{{c1::…}}` is a cloze only with the plugin-like
-`anki_cloze` option (the plugin itself does not read it), else it is reported.
+`==x==^[hint]`, groups `==x==[^2]`); `**bold**` too with the plugin's bold setting.
+`{{c1::…}}` is a cloze only with `anki_cloze` (the plugin itself has no such reading
+yet), else it is reported.
 Decks: a line of `#flashcards/...` tags applies to the cards after it until the next tag
 line (several tags: the card is in each deck); tags at the start of a card's first line
 are for that card only; a tag inside a card's lines chooses nothing. Front matter tags
@@ -160,32 +161,41 @@ def _separator(text: str) -> tuple[int, int] | None:
     return None
 
 
-def _highlights(text: str) -> list[tuple[int, int]]:
+@dataclass(frozen=True)
+class PluginSettings:
+    """The plugin's cloze settings we follow (its defaults: highlights only)."""
+
+    highlight_cloze: bool = True  # convertHighlightsToClozes
+    bold_cloze: bool = False  # convertBoldTextToClozes
+    anki_cloze: bool = False  # `{{c1::…}}`, which the plugin does not read
+
+
+def _highlights(text: str, mark: str = "==") -> list[tuple[int, int]]:
     """(start, end) of each `==x==` outside code and maths; maths inside one is allowed."""
-    if "==" not in text:
+    if mark not in text:
         return []
     masked = _masked(text)
     spans: list[tuple[int, int]] = []
-    start = masked.find("==")
+    start = masked.find(mark)
     while start >= 0:
-        end = masked.find("==", start + 2)
+        end = masked.find(mark, start + 2)
         if end < 0:
             break
         body = text[start + 2 : end]
         if body.strip() and body == body.strip() and "\n" not in body:
             spans.append((start, end + 2))
-            start = masked.find("==", end + 2)
+            start = masked.find(mark, end + 2)
         else:
             start = end  # the closing `==` may open the next one
     return spans
 
 
-def _clozed(text: str) -> str:
+def _clozed(text: str, mark: str = "==") -> str:
     """`==x==` -> `{{c1::x}}`, `{{c2::…}}`, … with `^[hint]` and `[^2]` groups kept."""
     out: list[str] = []
     last = 0
     number = 0
-    for start, end in _highlights(text):
+    for start, end in _highlights(text, mark):
         if start < last:
             continue
         body = text[start + 2 : end - 2]
@@ -282,9 +292,11 @@ class _Comments:
 class _Parser:
     """One pass over the file's lines, keeping the current tag line's decks."""
 
-    def __init__(self, stem: str, *, anki_cloze: bool, one_deck: tuple[str, str] | None) -> None:
+    def __init__(
+        self, stem: str, *, settings: PluginSettings, one_deck: tuple[str, str] | None
+    ) -> None:
         self.stem = stem
-        self.anki_cloze = anki_cloze
+        self.settings = settings
         self.one_deck = one_deck
         self.decks: dict[str, ImportedDeck] = {}
         self.by_path: dict[str, ImportedDeck] = {}  # tag path -> its deck
@@ -433,11 +445,17 @@ class _Parser:
             self.add(kind, front, back, first, last, schedules, own)
             return
         text = "\n".join(ln.text.strip() for ln in lines)
-        if _highlights(text):
-            self.add("cloze", _clozed(text), None, first, last, schedules, own)
-            return
+        delimiters: list[str] = []
+        if self.settings.highlight_cloze:
+            delimiters.append("==")
+        if self.settings.bold_cloze:
+            delimiters.append("**")
+        for delimiter in delimiters:
+            if _highlights(text, delimiter):
+                self.add("cloze", _clozed(text, delimiter), None, first, last, schedules, own)
+                return
         if _ANKI_OPEN in text and _ANKI_CLOZE.search(text):
-            if self.anki_cloze:
+            if self.settings.anki_cloze:
                 self.add("cloze", text, None, first, last, schedules, own)
                 return
             why = "Anki-style {{c1::…}} cloze: the plugin makes no card of it (see --anki-cloze)"
@@ -489,7 +507,7 @@ def parse_obsidian(
     text: str,
     stem: str,
     *,
-    anki_cloze: bool = False,
+    settings: PluginSettings | None = None,
     one_deck: tuple[str, str] | None = None,
 ) -> ObsidianImport:
     """Find the cards in an Obsidian note; `stem` names the deck when no tag does.
@@ -497,7 +515,7 @@ def parse_obsidian(
     With `one_deck` (id, name) every card goes to that deck, its tags becoming card tags.
     """
     lines = text.splitlines()
-    parser = _Parser(stem, anki_cloze=anki_cloze, one_deck=one_deck)
+    parser = _Parser(stem, settings=settings or PluginSettings(), one_deck=one_deck)
     start = _front_matter_end(lines)
     paths = _front_matter_tags(lines[1 : start - 1]) if start else []
     if paths:

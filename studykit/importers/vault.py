@@ -8,7 +8,7 @@ from pathlib import Path
 
 from studykit.files import FileRefused, read_regular, special_kind
 from studykit.ids import Slugs, slug
-from studykit.importers.obsidian import ObsidianImport, parse_obsidian
+from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
 
 MAX_NOTES = 20_000
 """More markdown files than this is refused: a vault of study notes is far smaller."""
@@ -75,7 +75,9 @@ def deck_names(paths: list[Path]) -> list[tuple[str, str]]:
     return out
 
 
-def read_vault(root: Path, *, anki_cloze: bool = False, every_note: bool = False) -> Vault:
+def read_vault(
+    root: Path, *, settings: PluginSettings | None = None, every_note: bool = False
+) -> Vault:
     """Every tagged note's cards, one deck per note; unreadable files go to `refused`.
 
     As in the plugin, a note without a `#flashcards` tag gives no cards (`key:: value`
@@ -100,7 +102,7 @@ def read_vault(root: Path, *, anki_cloze: bool = False, every_note: bool = False
         except UnicodeDecodeError as error:
             vault.refused.append((path, f"not valid UTF-8 (byte {error.start}); save it as UTF-8"))
             continue
-        found = parse_obsidian(text, path.stem, anki_cloze=anki_cloze, one_deck=(deck_id, name))
+        found = parse_obsidian(text, path.stem, settings=settings, one_deck=(deck_id, name))
         if not found.tagged and not every_note:
             if found.cards:
                 vault.untagged.append(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from studykit.importers.obsidian import ObsidianImport, parse_obsidian
+from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
 from studykit.importers.srschedule import Schedule
 
 DOCS = Path(__file__).resolve().parent.parent / "data" / "obsidian" / "docs"
@@ -19,9 +19,9 @@ DOCS = Path(__file__).resolve().parent.parent / "data" / "obsidian" / "docs"
 Cards = dict[str, list[tuple[str, str, str | None]]]
 
 
-def parse(name: str, **options: bool) -> ObsidianImport:
+def parse(name: str, settings: PluginSettings | None = None) -> ObsidianImport:
     path = DOCS / name
-    return parse_obsidian(path.read_text(encoding="utf-8"), path.stem, **options)
+    return parse_obsidian(path.read_text(encoding="utf-8"), path.stem, settings=settings)
 
 
 def cards(found: ObsidianImport) -> Cards:
@@ -125,7 +125,7 @@ def test_anki_style_cloze_is_reported_unless_the_setting_is_on() -> None:
         "2: Anki-style {{c1::…}} cloze: the plugin makes no card of it (see --anki-cloze)"
     ]
     front = "{{c1::This text}} would {{c2::generate}} {{c1::2 cards}}"
-    on = parse("cloze-anki-style.md", anki_cloze=True)
+    on = parse("cloze-anki-style.md", PluginSettings(anki_cloze=True))
     assert cards(on) == {"cloze-anki-style": [("cloze", front, None)]}
     assert on.decks[0].cards[0].id == "this-text-would-generate-2-cards"
 
@@ -182,3 +182,12 @@ def test_a_card_wrapped_in_a_comment_is_ignored_and_reported() -> None:
     assert [str(r) for r in found.skipped] == [
         "2: card syntax inside an HTML comment: ignored, as the plugin does"
     ]
+
+
+def test_bold_is_a_cloze_only_with_the_plugins_bold_setting() -> None:
+    text = "#flashcards\nThe capital of Kenya is **Nairobi**\n"
+    assert parse_obsidian(text, "n").decks == []
+    found = parse_obsidian(text, "n", settings=PluginSettings(bold_cloze=True))
+    assert cards(found) == {"n": [("cloze", "The capital of Kenya is {{c1::Nairobi}}", None)]}
+    off = PluginSettings(highlight_cloze=False)
+    assert parse_obsidian("#flashcards\nA ==b==\n", "n", settings=off).decks == []

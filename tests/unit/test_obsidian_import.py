@@ -234,8 +234,8 @@ def test_imported_seed_cards_export_to_anki(tmp_path: Path) -> None:
         col.close()
 
 
-def _cards(text: str, **options: bool) -> dict[str, list[tuple[str, str, str | None]]]:
-    found = parse_obsidian(text, "n", **options)
+def _cards(text: str) -> dict[str, list[tuple[str, str, str | None]]]:
+    found = parse_obsidian(text, "n")
     return {d.id: [(c.kind, c.front, c.back) for c in d.cards] for d in found.decks}
 
 
