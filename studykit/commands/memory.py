@@ -10,6 +10,7 @@ import math
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -23,8 +24,40 @@ if TYPE_CHECKING:
 _EXTRA = "pip install 'studykit[torch]'"
 
 
+class _Bar:
+    """A progress bar on stderr when it is a terminal and the output is not JSON; else silent.
+
+    Called as `bar(done, total)` from the work loop; the bar is drawn from the first call.
+    """
+
+    def __init__(self, label: str, *, quiet: bool) -> None:
+        self._label = label
+        self._shown = not quiet and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._shown:
+            return
+        if self._bar is None:
+            self._bar = click.progressbar(length=total, label=self._label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, trace)
+
+
 def _need_extra(command: str, *, optimizer: bool) -> None:
-    """Exit 2 naming the extra to install when numpy (or the fsrs optimizer) is missing."""
+    """Exit 2 naming the extra to install when numpy (or torch) is missing."""
     try:
         import numpy  # noqa: F401
     except ImportError:
@@ -34,7 +67,7 @@ def _need_extra(command: str, *, optimizer: bool) -> None:
 
         missing = optimizer and not optimizer_available()
     if missing:
-        what = "torch, pandas and tqdm" if optimizer else "numpy"
+        what = "torch" if optimizer else "numpy"
         fail(f"`studykit {command}` needs {what}: install the torch extra ({_EXTRA})", EXIT_USAGE)
 
 
@@ -104,7 +137,8 @@ def optimize(
         model = session.memory_model(deck_id)
         current = None if model is None else model["parameters"]
         try:
-            result = fit(rows, current=current, progress=True)
+            with _Bar("Fitting", quiet=as_json) as bar:
+                result = fit(rows, current=current, progress=bar)
         except NotEnoughReviews as error:
             fail(str(error), EXIT_PROBLEM)
         better = not result.after.log_loss > result.before.log_loss
@@ -188,7 +222,7 @@ def simulate(
     if end > now:
         end -= timedelta(days=1)
     start = end - timedelta(days=days)
-    with click.progressbar(range(days), label="Simulating", file=sys.stderr) as bar:
+    with _Bar("Simulating", quiet=as_json) as bar:
         try:
             result = run(
                 settings,
@@ -197,7 +231,7 @@ def simulate(
                 learner=student,
                 deck_id=deck_id,
                 start=start,
-                progress=lambda done, _: bar.update(1),
+                progress=bar,
             )
         except DataDirInUse as error:
             fail(str(error), EXIT_USAGE)

@@ -1,14 +1,12 @@
-"""Fit FSRS parameters to the review log with fsrs's optimizer; evaluate on later reviews."""
+"""Fit FSRS parameters to the earlier reviews (torch); score them on the later ones."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-import fsrs
-from fsrs import Rating
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from studykit.errors import StudykitError
@@ -25,9 +23,9 @@ __all__ = [
     "optimizer_available",
 ]
 
-# fsrs's optimizer learns only from reviews a day or more after the card's previous one, in
-# mini-batches of 512; with fewer such reviews it returns its defaults unchanged. So the earlier
-# part we fit on must hold 512 of them, and the later part we evaluate on the remaining 20 %.
+# The fit learns only from reviews a day or more after the card's previous one, in mini-batches
+# of about 512 (as fsrs's optimizer, which returns its defaults unchanged below one batch). So
+# the earlier part we fit on must hold 512 of them, and the later part the remaining 20 %.
 MIN_TRAIN_REVIEWS = 512
 TRAIN_SHARE = 0.8
 MIN_REVIEWS = math.ceil(MIN_TRAIN_REVIEWS / TRAIN_SHARE)  # 640
@@ -64,9 +62,9 @@ class Fit:
 
 
 def optimizer_available() -> bool:
-    """True when fsrs's optimizer can be imported (torch, pandas and tqdm installed)."""
+    """True when torch can be imported."""
     try:
-        from fsrs.optimizer import LOWER_BOUNDS_PARAMETERS_TENSORS  # noqa: F401
+        import torch  # noqa: F401
     except ImportError:
         return False
     return True
@@ -77,28 +75,22 @@ def counted_reviews(rows: Sequence[Row]) -> list[Prediction]:
     return predict(rows, None)
 
 
-def _logs(rows: Sequence[Row]) -> list[fsrs.ReviewLog]:
-    return [
-        fsrs.ReviewLog(
-            card_id=key,
-            rating=Rating(rating),
-            review_datetime=_EPOCH + timedelta(microseconds=at_us),
-            review_duration=duration,
-        )
-        for key, rating, at_us, duration in rows
-    ]
-
-
 def fit(
-    rows: Sequence[Row], *, current: Sequence[float] | None = None, progress: bool = False
+    rows: Sequence[Row],
+    *,
+    current: Sequence[float] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Fit:
     """Fit on the earlier reviews, score current and fitted parameters on the later ones.
 
     The split is in time: the first 80 % of counted reviews (and every answer before the
     last of them) are fitted on; the later ones are only predicted, with each card's whole
     earlier history replayed. NotEnoughReviews when fewer than MIN_REVIEWS are counted.
+    `progress(done, total)` is called after each mini-batch.
     """
-    from fsrs import Optimizer
+    import torch
+
+    from studykit.memory.fsrs_fit import fit_parameters, histories
 
     current_params = list(current) if current is not None else list(DEFAULT_PARAMETERS)
     before_all = predict(rows, current_params)
@@ -107,8 +99,13 @@ def fit(
     cut = math.floor(len(before_all) * TRAIN_SHARE)
     split_us = before_all[cut].reviewed_at_us
     train = [row for row in rows if row[2] < split_us]
-    fitted = Optimizer(_logs(train)).compute_optimal_parameters(verbose=progress)
-    fitted = [float(w) for w in fitted]
+    threads = torch.get_num_threads()
+    # The tensors are a few thousand numbers: a second thread costs more than it saves.
+    torch.set_num_threads(1)
+    try:
+        fitted = fit_parameters(histories(train), DEFAULT_PARAMETERS, progress=progress)
+    finally:
+        torch.set_num_threads(threads)
     after_all = predict(rows, fitted)
     return Fit(
         parameters=fitted,

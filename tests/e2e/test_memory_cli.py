@@ -19,8 +19,8 @@ from studykit.memory.simulate import simulate
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
 needs_optimizer = pytest.mark.skipif(
-    not all(importlib.util.find_spec(m) for m in ("torch", "pandas", "tqdm", "numpy")),
-    reason="the torch extra (torch, pandas, tqdm) is not installed",
+    not all(importlib.util.find_spec(m) for m in ("torch", "numpy")),
+    reason="the torch extra (torch, numpy) is not installed",
 )
 
 
