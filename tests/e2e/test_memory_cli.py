@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pty
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -158,6 +160,36 @@ def test_optimize_apply_reschedule(studied: tuple[Path, Path], tmp_path: Path) -
     moved = [k for k in due_before if due_after[k] != due_before[k]]
     assert len(moved) > len(due_before) // 2
     assert review_log(data) == history_before  # history kept
+
+
+@needs_optimizer
+def test_optimize_progress_moves_on_a_terminal_and_is_silent_when_piped(
+    studied: tuple[Path, Path],
+) -> None:
+    root, data = studied
+    for flags in ((), ("--json",)):
+        piped = run("optimize", *flags, root=root, data_dir=data)
+        assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "studykit", "--root", str(root), "--data-dir", str(data)]
+    with subprocess.Popen(
+        [*command, "optimize"], stdout=subprocess.PIPE, stderr=follower, env=env
+    ) as child:
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closes with the child
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert child.wait(timeout=300) == 0
+    os.close(leader)
+    steps = {int(p) for p in re.findall(rb"(\d+)%", shown)}
+    assert b"Fitting" in shown and len(steps - {0, 100}) >= 4, shown[-400:]
 
 
 @needs_optimizer
