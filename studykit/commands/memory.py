@@ -269,7 +269,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     least time per card remembered.
     """
     _need_extra("workload", optimizer=False)
-    from studykit.memory.workload import curve, plot_lines, recommend
+    from studykit.memory.workload import RETENTIONS, curve, plot_lines, recommend, with_current
 
     session = _open(ctx, None)
     try:
@@ -286,12 +286,14 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     settings = settings_from(ctx)
     if inputs["new"] + len(inputs["stability"]) == 0:
         fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
+    current = settings.desired_retention
     rows = curve(
         parameters,
         inputs,
         days=days,
         new_per_day=settings.new_per_day,
         reviews_per_day=settings.reviews_per_day,
+        retentions=with_current(RETENTIONS, current),
     )
     best = recommend(rows)
     if as_json:
@@ -309,6 +311,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
                 for r in rows
             ],
             "recommended": best.retention,
+            "current": current,
         }
         click.echo(json.dumps(document, indent=2))
         return
@@ -322,5 +325,5 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             f"{r.remembered:>11.0f}"
         )
     click.echo("")
-    click.echo("\n".join(plot_lines(rows, best)))
-    click.echo(f"Recommended desired retention: {best.retention:.2f}")
+    click.echo("\n".join(plot_lines(rows, best, current=current)))
+    click.echo(f"Recommended desired retention: {best.retention:.2f} (yours: {current:.2f})")

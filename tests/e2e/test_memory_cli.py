@@ -205,6 +205,9 @@ def test_workload_rows_and_recommendation(studied: tuple[Path, Path]) -> None:
     assert all(0 < r["remembered"] <= 120 for r in rows)
     text = run("workload", "--days", "30", root=root, data_dir=data)
     assert "Recommended desired retention" in text.stdout and "█" in text.stdout
+    assert doc["current"] == 0.9
+    (mine,) = [line for line in text.stdout.splitlines() if line.startswith("0.90 █")]
+    assert mine.endswith("yours")
 
 
 def test_without_torch_the_commands_name_the_extra(small: tuple[Path, Path]) -> None:
