@@ -73,6 +73,12 @@ def _fsrs_optimizer(rows: list[tuple[int, int, int, int]]) -> None:
 
 
 def main() -> None:
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        print("memory model benchmarks skipped: install the torch extra ('.[torch]')")
+        return
     from studykit.memory.optimize import fit
     from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
 

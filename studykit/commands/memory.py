@@ -316,7 +316,8 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
         click.echo(json.dumps(document, indent=2))
         return
     click.echo(
-        f"{days} days with {source}; {inputs['new']} new cards at {settings.new_per_day} a day."
+        f"{days} days, parameters {source}; {inputs['new']} new cards at "
+        f"{settings.new_per_day} a day."
     )
     click.echo(f"{'retention':>9} {'reviews/day':>12} {'min/day':>8} {'remembered':>11}")
     for r in rows:
