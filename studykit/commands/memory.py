@@ -124,7 +124,8 @@ def optimize(
     Fits on the earlier 80 % of your reviews and scores both parameter sets on the later
     20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
     parameters (for --deck and its sub-decks, or for everything) when they predict the
-    later reviews at least as well; the next answer uses them.
+    later reviews at least as well; the next answer uses them. Each card's first 64
+    answers are fitted on, as fsrs's own optimizer does.
     """
     if reschedule and not apply:
         fail("--reschedule needs --apply", EXIT_USAGE)
