@@ -103,6 +103,8 @@ def _fit_document(
         "train_reviews": fit.train_reviews,
         "test_reviews": fit.test_reviews,
         "split_at": fit.split_at.isoformat(),
+        "train_cards": fit.train_cards,
+        "fit_cards": fit.fit_cards,
         "applied": applied,
         "rescheduled": moved,
     }
@@ -168,6 +170,11 @@ def optimize(
         f"{result.test_reviews} reviews since {result.split_at:%Y-%m-%d}."
     )
     click.echo(f"Used {result.reviews} answers of {result.cards} cards.")
+    if result.fit_cards < result.train_cards:
+        click.echo(
+            f"That is a sample of {result.fit_cards} of the {result.train_cards} earlier "
+            "cards, to keep the fit near a minute."
+        )
     click.echo(f"{'':10}{'current':>10}{'fitted':>10}")
     click.echo(f"{'log loss':10}{result.before.log_loss:>10.4f}{result.after.log_loss:>10.4f}")
     click.echo(f"{'RMSE':10}{result.before.rmse:>10.4f}{result.after.rmse:>10.4f}")

@@ -20,12 +20,24 @@ from dataclasses import dataclass
 import torch
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, STABILITY_MIN, UPPER_BOUNDS_PARAMETERS
 
-__all__ = ["EPOCHS", "MAX_SEQ_LEN", "Histories", "fit_parameters", "histories", "recall"]
+__all__ = [
+    "EPOCHS",
+    "MAX_FIT_REVIEWS",
+    "MAX_SEQ_LEN",
+    "Histories",
+    "fit_parameters",
+    "histories",
+    "recall",
+    "sample_cards",
+]
 
 EPOCHS = 5
 BATCH_REVIEWS = 512
 LEARNING_RATE = 4e-2
 MAX_SEQ_LEN = 64  # as in fsrs's optimizer: a card's first 64 answers
+# A fit costs about 2 ms per counted review on one core (5 epochs); past this many, it runs on
+# a sample of whole cards, so that it stays within about a minute whatever the log's size.
+MAX_FIT_REVIEWS = 100_000
 _DAY_US = 86_400_000_000
 _EPS = 1e-7
 
@@ -44,6 +56,11 @@ class Histories:
     @property
     def cards(self) -> int:
         return len(self.lengths)
+
+    @property
+    def reviews(self) -> int:
+        """Counted answers: the ones a fit learns from."""
+        return int(self.counted.sum())
 
     def take(self, index: Sequence[int]) -> Histories:
         """The cards at `index` (in any order), re-sorted longest first."""
@@ -75,6 +92,22 @@ def histories(rows: Sequence[tuple[int, int, int, int]]) -> Histories:
         days[: len(answers), j] = torch.tensor(gaps, dtype=torch.float64)
     counted = days > 0  # the first answer has 0 days: never scored
     return Histories(rating, days, counted, [len(a) for a in cards])
+
+
+def sample_cards(h: Histories, budget: int, *, seed: int = 0) -> Histories:
+    """`h` itself within `budget` counted answers, else whole cards drawn until it is reached."""
+    if h.reviews <= budget:
+        return h
+    per_card = h.counted.sum(dim=0).tolist()
+    order = list(range(h.cards))
+    random.Random(seed).shuffle(order)
+    chosen, filled = [], 0
+    for i in order:
+        if filled + per_card[i] > budget:
+            continue
+        chosen.append(i)
+        filled += per_card[i]
+    return h.take(chosen)
 
 
 def _active(lengths: Sequence[int], steps: int) -> list[int]:

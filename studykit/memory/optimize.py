@@ -59,6 +59,8 @@ class Fit:
     train_reviews: int  # counted reviews (a day or more apart) fitted on
     test_reviews: int  # counted reviews evaluated on
     split_at: datetime  # reviews from here on are the held-out part
+    train_cards: int  # cards answered before the split
+    fit_cards: int  # of them, the ones fitted on (fewer when over the budget: a sample)
 
 
 def optimizer_available() -> bool:
@@ -80,17 +82,19 @@ def fit(
     *,
     current: Sequence[float] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    budget: int | None = None,
 ) -> Fit:
     """Fit on the earlier reviews, score current and fitted parameters on the later ones.
 
     The split is in time: the first 80 % of counted reviews (and every answer before the
     last of them) are fitted on; the later ones are only predicted, with each card's whole
     earlier history replayed. NotEnoughReviews when fewer than MIN_REVIEWS are counted.
-    `progress(done, total)` is called after each mini-batch.
+    `progress(done, total)` is called after each mini-batch. Past `budget` counted reviews
+    (MAX_FIT_REVIEWS) the fit runs on a sample of whole cards; the scoring still uses all.
     """
     import torch
 
-    from studykit.memory.fsrs_fit import fit_parameters, histories
+    from studykit.memory.fsrs_fit import MAX_FIT_REVIEWS, fit_parameters, histories, sample_cards
 
     current_params = list(current) if current is not None else list(DEFAULT_PARAMETERS)
     before_all = predict(rows, current_params)
@@ -102,8 +106,10 @@ def fit(
     threads = torch.get_num_threads()
     # The tensors are a few thousand numbers: a second thread costs more than it saves.
     torch.set_num_threads(1)
+    earlier = histories(train)
+    sample = sample_cards(earlier, MAX_FIT_REVIEWS if budget is None else budget)
     try:
-        fitted = fit_parameters(histories(train), DEFAULT_PARAMETERS, progress=progress)
+        fitted = fit_parameters(sample, DEFAULT_PARAMETERS, progress=progress)
     finally:
         torch.set_num_threads(threads)
     after_all = predict(rows, fitted)
@@ -114,7 +120,9 @@ def fit(
         after=score([p for p in after_all if p.reviewed_at_us >= split_us]),
         reviews=len(rows),
         cards=len({row[0] for row in rows}),
-        train_reviews=cut,
+        train_reviews=sample.reviews,
         test_reviews=len(before_all) - cut,
         split_at=_EPOCH + timedelta(microseconds=split_us),
+        train_cards=earlier.cards,
+        fit_cards=sample.cards,
     )

@@ -20,7 +20,9 @@ from studykit.memory.fsrs_fit import (  # noqa: E402
     fit_parameters,
     histories,
     recall,
+    sample_cards,
 )
+from studykit.memory.optimize import fit  # noqa: E402
 
 T0 = datetime(2026, 1, 5, 9, tzinfo=UTC)
 Row = tuple[int, int, int, int]
@@ -95,3 +97,26 @@ def test_fitting_lowers_log_loss_on_other_cards_and_reports_each_batch() -> None
     assert log_loss(predict(held_out, fitted)) < log_loss(predict(held_out, None)) - 0.01
     total = calls[-1][1]
     assert total > 5 and [done for done, _ in calls] == list(range(1, total + 1))
+
+
+def test_a_large_earlier_part_is_fitted_on_a_sample_of_whole_cards() -> None:
+    h = histories(random_rows(4, cards=80))
+    assert sample_cards(h, h.reviews) is h
+    part = sample_cards(h, h.reviews // 3)
+    again = sample_cards(h, h.reviews // 3)
+    assert h.reviews // 3 - 13 <= part.reviews <= h.reviews // 3  # whole cards, under budget
+    assert part.lengths == again.lengths and torch.equal(part.rating, again.rating)
+    whole = {tuple(h.rating[:, j].tolist()) for j in range(h.cards)}
+    for j in range(part.cards):  # each sampled column is one card's full history
+        column = part.rating[:, j].tolist() + [0] * (h.rating.shape[0] - part.rating.shape[0])
+        assert tuple(column) in whole
+
+
+def test_fit_over_budget_says_so_and_still_scores_every_later_review() -> None:
+    rows = learner_rows(6, cards=160, days=120)
+    full = fit(rows)
+    sampled = fit(rows, budget=600)
+    assert full.fit_cards == full.train_cards == sampled.train_cards
+    assert sampled.fit_cards < sampled.train_cards and sampled.train_reviews <= 600
+    assert sampled.test_reviews == full.test_reviews and sampled.before == full.before
+    assert sampled.after.log_loss < sampled.before.log_loss
