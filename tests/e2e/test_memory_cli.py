@@ -101,6 +101,7 @@ def test_simulate_cli_writes_a_history_and_checks_the_learner_file(tmp_path: Pat
     assert refused.returncode == 2 and "`easy`" in refused.stderr
     result = run("simulate", "--days", "5", "--json", root=root, data_dir=tmp_path / "d")
     assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no progress bar when piped
     document = json.loads(result.stdout)
     assert document["cards"] == 5 and document["answers"] == len(review_log(tmp_path / "d"))
     end = datetime.fromisoformat(document["end"])
