@@ -152,6 +152,11 @@ def main() -> None:
     bench_experiments.main()
     print()
     bench_child.main()
+    # Memory model (optimize, simulate, workload): its own block, so it merges cleanly.
+    print()
+    import bench_memory
+
+    bench_memory.main()
 
 
 if __name__ == "__main__":
