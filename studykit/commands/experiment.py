@@ -81,6 +81,13 @@ def list_experiments(as_json: bool) -> None:
     "(default 2GiB,60s, or experiment_budget in config.toml).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option(
+    "--cache",
+    "cache",
+    is_flag=True,
+    help="Store the result in the study database, as the app does, so the app and "
+    "`export anki` (which packs its plot into linked cards) use it.",
+)
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -90,12 +97,11 @@ def run(
     seed: int,
     budget: str | None,
     as_json: bool,
+    cache: bool,
 ) -> None:
     """Run experiment NAME in its own process and show its answers, table, plot and explanation.
 
     A run whose estimate does not fit the budget is refused before it starts (exit 2).
-    The result is cached in the study database, as the app's Experiments screen caches it,
-    so the app and `studykit export anki` (which packs its plot into linked cards) find it.
     """
     from studykit.commands.support import settings_from
     from studykit.experiments.base import (
@@ -128,7 +134,8 @@ def run(
         fail(str(error), EXIT_PROBLEM)
     except KeyboardInterrupt:
         fail(f"interrupted; the run of {name} was stopped", EXIT_INTERRUPTED)
-    _cache(settings.database_path, result)
+    if cache:
+        _cache(settings.database_path, result)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:

@@ -163,7 +163,7 @@ def _report_media(media: MediaReport) -> None:
     if media.missing:
         click.echo(
             f"studykit: {len(media.missing)} linked experiment run(s) have no cached result, "
-            "so their cards went out without a plot; run them (or run them in the app's "
+            "so their cards went out without a plot; run them (here, or in the app's "
             "Experiments screen), then export again:",
             err=True,
         )

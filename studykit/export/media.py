@@ -57,7 +57,7 @@ class MissingRun:
     def command(self) -> str:
         """The command line that runs it."""
         sets = " ".join(f"--set {key}={value}" for key, value in self.params)
-        return f"studykit experiment run {self.experiment} {sets}".rstrip()
+        return f"studykit experiment run {self.experiment} {sets} --cache".replace("  ", " ")
 
 
 @dataclass

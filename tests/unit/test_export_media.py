@@ -310,7 +310,7 @@ def test_without_a_cached_result_the_export_says_what_to_run(tmp_path: Path) -> 
     assert result.exit_code == 0, result.output
     assert "Media: 2 image(s), 1 plot(s) (1 drawn now)." in result.stdout
     assert "1 linked experiment run(s) have no cached result" in result.stderr
-    assert "studykit experiment run rnn-gradient-decay --set rho=0.8" in result.stderr
+    assert "studykit experiment run rnn-gradient-decay --set rho=0.8 --cache" in result.stderr
 
 
 def test_without_matplotlib_the_export_works_and_says_plots_were_skipped(
@@ -330,3 +330,37 @@ def test_without_matplotlib_the_export_works_and_says_plots_were_skipped(
     import_package(collection, out)
     names = sorted(os.listdir(collection.media.dir()))
     assert len(names) == 2 and not any(name.endswith(".svg") for name in names)
+
+
+def test_a_plot_draws_to_the_same_svg_bytes_every_time() -> None:
+    from studykit.experiments.plotimage import plot_key, render_svg
+
+    plot = cached_result(0.9).outcome.plot
+    assert plot is not None
+    first = render_svg(plot)
+    assert first == render_svg(plot) and b"<svg" in first and len(first) < 100_000
+    other = cached_result(0.8).outcome.plot
+    assert other is not None and plot_key(other) != plot_key(plot)
+
+
+def test_the_command_the_export_suggests_gives_the_card_its_plot(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    deck = root / "decks" / "media.yaml"
+    linked = "experiment: {name: rnn-gradient-decay, params: {rho: 0.8}}"
+    deck.write_text(
+        DECK.replace(linked, "experiment: {name: effective-context, params: {gamma: 0.9}}"),
+        encoding="utf-8",
+    )
+    store_results(tmp_path / "data", cached_result(0.9))  # the note section's link only
+    base = ["--root", str(root), "--data-dir", str(tmp_path / "data")]
+    export = [*base, "export", "anki", "-o", str(tmp_path / "out.apkg")]
+    first = CliRunner().invoke(cli, export)
+    assert first.exit_code == 0, first.output
+    [command] = [line.strip() for line in first.stderr.splitlines() if line.startswith("  ")]
+    assert command == "studykit experiment run effective-context --set gamma=0.9 --cache"
+    ran = CliRunner().invoke(cli, [*base, *command.split()[1:], "--device", "cpu"])
+    assert ran.exit_code == 0, ran.output
+    second = CliRunner().invoke(cli, export)
+    assert second.exit_code == 0, second.output
+    assert "no cached result" not in second.stderr
+    assert "Media: 2 image(s), 2 plot(s) (1 drawn now)." in second.stdout
