@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+import zipfile
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
 from studykit.images import MAX_IMAGE_BYTES, find_images
 from studykit.loading import load_library
+from studykit.session import StudySession
 from studykit.srs.store import Store
 from studykit.tui.cardtext import cited_markdown, plain_text
 from tests.unit.test_export_anki import import_package
@@ -364,3 +367,32 @@ def test_the_command_the_export_suggests_gives_the_card_its_plot(tmp_path: Path)
     assert second.exit_code == 0, second.output
     assert "no cached result" not in second.stderr
     assert "Media: 2 image(s), 2 plot(s) (1 drawn now)." in second.stdout
+
+
+async def test_the_apps_export_packs_plots_and_says_which_runs_are_missing(
+    make_session: Callable[..., StudySession], tmp_path: Path
+) -> None:
+    from textual.widgets import Tree
+
+    from studykit.tui.app import make_app
+    from studykit.tui.screens.home import HomeScreen
+    from tests.tui.helpers import settle
+    from tests.unit.test_export_app import _exported
+
+    session = make_session(load_library(write_root(tmp_path / "root")))
+    session.store_experiment(cached_result(0.9).to_json())  # the section's run; not the card's
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        tree: Tree[object] = app.screen.query_one(Tree)
+        tree.move_cursor(next(n for n in tree.root.children if "Media" in str(n.label)))
+        await pilot.press("x")
+        await settle(pilot, lambda: _exported(app) is not None, steps=1000)
+        message = _exported(app)
+    assert message is not None
+    assert "1 linked experiment run(s) not run yet, so no plot (rnn-gradient-decay)" in message
+    package = session.settings.data_dir / "exports" / "media.apkg"
+    with zipfile.ZipFile(package) as packed:
+        names = sorted(json.loads(packed.read("media")).values())
+    assert len(names) == 3 and sum(name.endswith(".svg") for name in names) == 1
+    assert (session.settings.data_dir / "plots" / names[-1]).is_file()
