@@ -396,3 +396,67 @@ async def test_the_apps_export_packs_plots_and_says_which_runs_are_missing(
         names = sorted(json.loads(packed.read("media")).values())
     assert len(names) == 3 and sum(name.endswith(".svg") for name in names) == 1
     assert (session.settings.data_dir / "plots" / names[-1]).is_file()
+
+
+async def test_review_and_notes_screens_show_image_placeholders(
+    make_session: Callable[..., StudySession], tmp_path: Path
+) -> None:
+    from studykit.config import Settings
+    from studykit.tui.app import make_app
+    from studykit.tui.messages import NotesRequested
+    from studykit.tui.screens.notes import NotesScreen
+    from studykit.tui.screens.review import ReviewScreen
+    from tests.tui.helpers import screen_text, settle
+
+    settings = Settings(root=write_root(tmp_path / "root"), data_dir=tmp_path / "data")
+    session = make_session(load_library(settings.root), settings=settings)
+    app = make_app(settings, session=session, start="review", deck_id="media")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await settle(pilot, lambda: screen.card is not None)
+        while "What does this show?" not in screen_text(app):  # the order of new cards
+            await pilot.press("space")
+            await settle(pilot, lambda: screen.revealed)
+            await pilot.press("3")
+            await pilot.pause()
+        await pilot.press("space")
+        await settle(pilot, lambda: screen.revealed)
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "What does this show? [image: decay plot]" in shown
+        assert "Exponential decay. [image: same name, other folder]" in shown
+        assert "](decay.png)" not in shown and "](other/decay.png)" not in shown
+        app.post_message(NotesRequested("media-note", "decay"))
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "The gradient fades: [image: fading]" in shown and "](figs/" not in shown
+
+
+def test_image_counts_and_bytes_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from studykit.errors import StudykitError
+    from studykit.export import media
+    from studykit.images import MAX_IMAGES_PER_FILE
+
+    root = write_root(tmp_path / "root")
+    deck = root / "decks" / "media.yaml"
+    many = " ".join(["![d](decay.png)"] * (MAX_IMAGES_PER_FILE + 1))
+    deck.write_text(DECK.replace("A remote image stays a link.", f'"{many}"'), encoding="utf-8")
+    [problem] = load_library(root).problems
+    assert problem.message == f"more than {MAX_IMAGES_PER_FILE} images in one file"
+    # Three images come before this back; the problem sits at the first one over the limit.
+    assert (problem.line, problem.column) == (13, 12 + 16 * (MAX_IMAGES_PER_FILE - 3))
+
+    library = load_library(write_root(tmp_path / "again"))
+    monkeypatch.setattr(media, "MAX_MEDIA_FILES", 1)
+    with pytest.raises(StudykitError, match="more than 1 images and plots in one package"):
+        export_anki(library, tmp_path / "one.apkg")
+    monkeypatch.setattr(media, "MAX_MEDIA_FILES", 100)
+    monkeypatch.setattr(media, "MAX_MEDIA_BYTES", len(PNG) + 1)
+    with pytest.raises(StudykitError, match="the images come to more than"):
+        export_anki(library, tmp_path / "two.apkg")
+    assert not (tmp_path / "two.apkg").exists()
