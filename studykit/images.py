@@ -105,6 +105,8 @@ def _prose_runs(text: str) -> Iterator[tuple[int, str]]:
 def find_images(text: str) -> list[ImageRef]:
     """Every inline image of `text`, in order, outside code and maths."""
     found: list[ImageRef] = []
+    if "![" not in text:  # most texts: skip the scan (the loader calls this on every field)
+        return found
     for offset, run in _prose_runs(text):
         if "![" not in run:
             continue
