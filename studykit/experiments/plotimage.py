@@ -14,7 +14,7 @@ import math
 
 from studykit.experiments.base import Plot
 
-STYLE = "studykit-plot-2"
+STYLE = "studykit-plot-3"
 """Bump when the drawing changes, so cached files are drawn again under new names."""
 
 MAX_POINTS = 20_000
@@ -66,7 +66,10 @@ def render_svg(plot: Plot) -> bytes:
 
     total = sum(len(s.x) for s in plot.series)
     step = max(1, math.ceil(total / MAX_POINTS))
-    with matplotlib.rc_context({"svg.hashsalt": STYLE, "svg.fonttype": "path", "font.size": 10}):
+    # Labels are plain text (`$` is not maths), so no label can fail to parse.
+    with matplotlib.rc_context(
+        {"svg.hashsalt": STYLE, "svg.fonttype": "path", "font.size": 10, "text.parse_math": False}
+    ):
         figure = Figure(figsize=(6.0, 3.6), dpi=100)
         axes = figure.add_subplot()
         for series in plot.series:

@@ -35,6 +35,7 @@ CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; col
 .source { margin-top: 1.5em; font-size: 14px; color: #777; }
 .cloze { font-weight: bold; color: #0645ad; }
 pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }
+img { max-width: 100%; height: auto; }
 """
 _SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
 

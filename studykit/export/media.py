@@ -204,8 +204,13 @@ class MediaPack:
         bar = progress(len(todo)) if progress is not None else None
         with bar if bar is not None else _Quiet() as advance:
             for name in todo:
+                plot = self._plots[name]
+                try:
+                    drawn = render_svg(plot)
+                except (ValueError, TypeError, OverflowError) as error:
+                    raise MediaError(f"the plot {plot.title!r} cannot be drawn: {error}") from error
                 partial = folder / f".{name}.partial"
-                partial.write_bytes(render_svg(self._plots[name]))
+                partial.write_bytes(drawn)
                 partial.replace(folder / name)
                 self.report.drawn += 1
                 advance(1)

@@ -460,3 +460,20 @@ def test_image_counts_and_bytes_are_bounded(
     with pytest.raises(StudykitError, match="the images come to more than"):
         export_anki(library, tmp_path / "two.apkg")
     assert not (tmp_path / "two.apkg").exists()
+
+
+def test_a_plot_that_cannot_be_drawn_stops_the_export_with_a_message(tmp_path: Path) -> None:
+    from studykit.errors import StudykitError
+
+    good = cached_result(0.9)
+    assert good.outcome.plot is not None
+    broken = Plot("broken", "x", "y", (Series("a", (1.0, 2.0, 3.0), (1.0, 2.0)),))
+    bad = Result(good.name, good.params, 0, "cpu", good.torch_version, 0.1, Outcome((), "", broken))
+    database = store_results(tmp_path / "data", bad)
+    library = load_library(write_root(tmp_path / "root"))
+    with (
+        Store.open(database) as store,
+        pytest.raises(StudykitError, match="the plot 'broken' cannot be drawn"),
+    ):
+        export_anki(library, tmp_path / "out.apkg", cache=StoreCache(store))
+    assert not (tmp_path / "out.apkg").exists()
