@@ -15,6 +15,7 @@ export draws only the plots it has not drawn before.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
@@ -99,6 +100,7 @@ class MediaPack:
         self._plots: dict[str, Plot] = {}  # packed name -> plot to draw
         self._bytes = 0
         self._plots_ok: bool | None = None
+        self._seen: dict[tuple[str, str], str] = {}  # (experiment, params) -> markdown
 
     # -- images ----------------------------------------------------------------------------
 
@@ -155,7 +157,13 @@ class MediaPack:
         params = resolved_params(ref, values or {})
         if any(isinstance(v, str) and _PLACEHOLDER.fullmatch(v) for v in params.values()):
             return ""  # a computed card exported as its formula: no values, no one plot
-        found = self._cached_plot(ref.name, params)
+        key = (ref.name, json.dumps(params, sort_keys=True, default=str))
+        if key not in self._seen:  # each run looked up, drawn and reported once
+            self._seen[key] = self._plot_markdown(ref.name, params)
+        return self._seen[key]
+
+    def _plot_markdown(self, experiment: str, params: Mapping[str, object]) -> str:
+        found = self._cached_plot(experiment, params)
         if found is None:
             return ""
         if self._plots_ok is None:
