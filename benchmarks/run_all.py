@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_child
 import bench_experiments
 import bench_export
+import bench_export_media
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
 from generated import library_with_states, write_yaml_root
 
@@ -148,6 +149,8 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     print()
     bench_export.main()
+    print()
+    bench_export_media.main()
     print()
     bench_experiments.main()
     print()

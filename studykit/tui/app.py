@@ -273,6 +273,7 @@ class StudykitApp(App[None]):
             deck_ids=deck_ids,
             ledger=ExportLedger.in_data_dir(data_dir),
             session=session,
+            plot_dir=data_dir / "plots",
         )
         self.post_message(Exported(title, result))
 
@@ -285,6 +286,17 @@ class StudykitApp(App[None]):
         ]
         if result.unbaked:
             lines.append(f"{len(result.unbaked)} computed card(s) as their formula only.")
+        media = result.media
+        if media is not None and media.skipped_plots:
+            lines.append(
+                f"{media.skipped_plots} plot(s) skipped: install the plots extra (matplotlib)."
+            )
+        if media is not None and media.missing:
+            names = ", ".join(sorted({run.experiment for run in media.missing}))
+            lines.append(
+                f"{len(media.missing)} linked experiment run(s) not run yet, so no plot "
+                f"({names}): run them in Experiments, or see `studykit export anki`."
+            )
         self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------
