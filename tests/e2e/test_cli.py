@@ -199,7 +199,7 @@ def test_help_does_not_import_the_app(tmp_path: Path) -> None:
 def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
     result = python(
         """
-        import asyncio, sys
+        import asyncio, sys, time
         from studykit.config import resolve_settings
         from studykit.tui.app import make_app
         from studykit.tui.screens.home import HomeScreen
@@ -207,7 +207,9 @@ def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
         async def main() -> None:
             app = make_app(resolve_settings())
             async with app.run_test(size=(120, 40)) as pilot:
-                for _ in range(500):
+                # A wall-clock deadline, not a count of pauses: a loaded machine is slow, not wrong.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
                     await pilot.pause(0.01)
                     if isinstance(app.screen, HomeScreen):
                         break
