@@ -98,7 +98,7 @@ class HomeScreen(Screen[None]):
         with shown_on_screen(self, "Could not count your cards"):
             counts = self.session.deck_counts()
             self._counts = {c.deck_id: c for c in counts}
-            self._show(build_deck_groups(counts))
+            self._show(build_deck_groups(counts, self.session.scope_remaining))
 
     def _show(self, groups: list[DeckGroup]) -> None:
         tree = self.query_one(DeckTree)
