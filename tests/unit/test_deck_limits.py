@@ -20,9 +20,14 @@ Factory = Callable[..., StudySession]
 
 
 def serve(flow: StudyFlow, rating: Rating = Rating.Easy, cap: int = 500) -> list[str]:
-    """Review until the flow finishes; the deck of every card served, in order."""
+    """Review until the flow finishes; the deck of every card served, in order.
+
+    Ratings here never bring a card back today, so the review screen's first count (the flow's
+    `remaining`) must be what it serves.
+    """
     decks = []
     result = flow.next()
+    first = result.remaining if isinstance(result, Shown) else (0, 0, 0)
     while isinstance(result, Shown):
         decks.append(result.card.deck.id)
         assert isinstance(flow.reveal(), Revealed)
@@ -31,6 +36,7 @@ def serve(flow: StudyFlow, rating: Rating = Rating.Easy, cap: int = 500) -> list
         result = next_result
         assert len(decks) <= cap, "the flow never finished"
     assert isinstance(result, Finished)
+    assert sum(first) == len(decks), (first, decks)
     return decks
 
 
