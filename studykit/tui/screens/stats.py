@@ -10,11 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from studykit.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
 from studykit.tui.guard import shown_on_screen
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -65,7 +66,7 @@ class StatsScreen(Screen[None]):
             yield Static("", id="heatmap", classes="chart", markup=False)
             yield Static("Memory model", classes="chart-title")
             yield Static("", id="memory", classes="chart", markup=False)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.action_refresh()
