@@ -10,7 +10,6 @@ and look at the SVGs in tests/tui/__snapshots__/ before committing them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from datetime import timedelta
 
 import pytest
 from textual.app import App
@@ -19,9 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 
 from studykit.experiments import availability
-from studykit.loading import Library
-from studykit.model import Card, Deck, Note, Section
-from studykit.session import Rating, StudySession
+from studykit.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
@@ -30,82 +27,21 @@ from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.screens.stats import StatsScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING
-from tests.conftest import FakeClock, make_library
+from tests.conftest import FakeClock
 
 from .helpers import settle
+from .screens_library import library, with_history
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 MakeSession = Callable[..., StudySession]
 SnapCompare = Callable[..., bool]
 Before = Callable[[Pilot[None]], Awaitable[None]]
 
-PARENT = "Maths::Linear algebra::Eigenvalues and eigenvectors"
-COMPUTED = f"{PARENT}::Computed practice"
-
-
-def library() -> Library:
-    """A note with long section titles, a parent deck with a note and a typed sub-deck."""
-    note = Note(
-        id="eigen-note",
-        title="Eigenvalues and eigenvectors of a square matrix",
-        number="2.3",
-        path=("Maths", "Linear algebra"),
-        sections=tuple(
-            Section(id=f"s{i}", title=title, body=body)
-            for i, (title, body) in enumerate(
-                [
-                    ("Overview", "An eigenvector $v$ of $A$ keeps its direction: $Av = λv$."),
-                    (
-                        "The characteristic polynomial and why its roots are the eigenvalues",
-                        "$\\det(A - λI) = 0$ has the eigenvalues as its roots.",
-                    ),
-                    ("Trace and determinant", "The eigenvalues add up to the trace."),
-                    (
-                        "Common mistake: every matrix has a basis of eigenvectors",
-                        "A shear has one eigenvector direction only.",
-                    ),
-                    ("Powers of a matrix", "$A^k v = λ^k v$: a factor below one decays."),
-                ],
-                start=1,
-            )
-        ),
-    )
-    parent = Deck(
-        id="eigen",
-        name=PARENT,
-        note="eigen-note",
-        new_per_day=5,
-        cards=tuple(
-            Card(id=f"basic-{i}", front=f"Question {i}: what is λ here?", back=f"Answer {i}.")
-            for i in range(1, 9)
-        ),
-    )
-    typed = Card.model_validate(
-        {
-            "id": "k-star",
-            "kind": "numeric",
-            "front": "A factor γ = {gamma} per step: after how many steps k is γᵏ ≤ 0.01?",
-            "params": {"gamma": {"choices": [0.9]}},
-            "answer": "ceiling(log(0.01)/log(gamma))",
-            "tolerance": {"abs": 0.5},
-        }
-    )
-    computed = Deck(id="eigen-computed", name=COMPUTED, note="eigen-note", cards=(typed,))
-    return make_library([parent, computed], [note])
-
 
 @pytest.fixture
 def session(make_session: MakeSession, fixed_clock: FakeClock) -> StudySession:
     """The library with a week of answers behind it, at the fixed clock's time."""
-    start = fixed_clock.now
-    study = make_session(library())
-    for day, rating in enumerate((Rating.Good, Rating.Easy, Rating.Again, Rating.Good)):
-        fixed_clock.set(start - timedelta(days=7 - day))
-        card = study.next_card("eigen")
-        assert card is not None
-        study.answer(card, rating, duration_ms=4000)
-    fixed_clock.set(start)
-    return study
+    return with_history(make_session(library()), fixed_clock)
 
 
 @pytest.fixture(autouse=True)
