@@ -47,6 +47,9 @@ class StudykitApp(App[None]):
 
     CSS_PATH = "studykit.tcss"
     TITLE = "studykit"
+    # Every screen gets `-narrow` below 100 columns and `-short` below 32 rows (studykit.tcss).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 (App declares it)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("e", "experiments", "Experiments"),

@@ -12,12 +12,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from studykit.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
 from studykit.tui.guard import describe_error, shown_on_screen
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -72,7 +73,7 @@ class StatsScreen(Screen[None]):
             yield Static("", id="heatmap", classes="chart", markup=False)
             yield Static("Memory model", classes="chart-title")
             yield Static("", id="memory", classes="chart", markup=False)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.action_refresh()
