@@ -15,7 +15,7 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from studykit.experiments import availability
 from studykit.session import StudySession
@@ -24,7 +24,7 @@ from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.screens.review import ReviewScreen
-from studykit.tui.screens.stats import StatsScreen
+from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING
 from tests.conftest import FakeClock
@@ -104,7 +104,12 @@ async def notes_drawer(pilot: Pilot[None]) -> None:
 async def stats(pilot: Pilot[None]) -> None:
     await home(pilot)
     await pilot.press("s")
-    await steady(pilot, StatsScreen, lambda: True)
+
+    def described() -> bool:  # the memory panel is worked out in a thread worker
+        memory = pilot.app.screen.query_one("#memory", Static)
+        return str(memory.render()) not in ("", MEMORY_LOADING)
+
+    await steady(pilot, StatsScreen, described)
 
 
 async def experiments(pilot: Pilot[None]) -> None:
