@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_child
 import bench_experiments
 import bench_export
-import bench_obsidian
+import bench_export_media
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
 from generated import library_with_states, write_yaml_root
 
@@ -150,10 +150,20 @@ def main() -> None:
     print()
     bench_export.main()
     print()
+    bench_export_media.main()
+    print()
     bench_experiments.main()
     print()
     bench_child.main()
-    print()  # Obsidian import (issue 13)
+    # Memory model (optimize, simulate, workload): its own block, so it merges cleanly.
+    print()
+    import bench_memory
+
+    bench_memory.main()
+    # Obsidian import (issue 13): its own block too.
+    print()
+    import bench_obsidian
+
     bench_obsidian.main()
 
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from studykit.flow import FlowResult, Notice, StudyFlow, SuspendedCards
@@ -16,6 +16,7 @@ from studykit.session import StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.messages import FlowDone, ReviewScope
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -47,7 +48,7 @@ class SuspendedScreen(LoudWorkers, Screen[None]):
         yield Static(f"Suspended in {self.scope.title}", id="suspended-title", markup=False)
         yield OptionList(id="suspended-list")
         yield Static("enter: put the card back into reviews", id="suspended-hint")
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.runner.submit("Could not list the suspended cards", self.flow.suspended)
