@@ -160,6 +160,11 @@ def main() -> None:
     import bench_memory
 
     bench_memory.main()
+    # Obsidian import (issue 13): its own block too.
+    print()
+    import bench_obsidian
+
+    bench_obsidian.main()
 
 
 if __name__ == "__main__":

@@ -25,12 +25,18 @@ class Slugs:
     """Hands out slugs once each: a repeat gets `-2`, `-3`, … in order of arrival."""
 
     taken: set[str] = field(default_factory=set)
+    # The last N tried per wanted slug: `taken` only grows, so the search resumes there and
+    # a thousand cards with one front cost a thousand steps, not half a million.
+    _last: dict[str, int] = field(default_factory=dict)
 
     def take(self, wanted: str) -> str:
         """`wanted`, or `wanted-N` with the smallest N >= 2 that is free."""
-        candidate, n = wanted, 1
+        candidate, n = wanted, self._last.get(wanted, 1)
+        if n > 1:
+            candidate = f"{wanted}-{n}"
         while candidate in self.taken:
             n += 1
             candidate = f"{wanted}-{n}"
+        self._last[wanted] = n
         self.taken.add(candidate)
         return candidate

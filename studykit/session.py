@@ -516,6 +516,9 @@ class StudySession:
                 if state is None or not history:
                     continue
                 fsrs_card = Scheduler.new_card(key, now=history[0].reviewed_at)
+                if history[0].imported:  # an imported schedule is where the replay starts
+                    fsrs_card = to_fsrs(history[0].after, history[0].reviewed_at)
+                    history = history[1:]
                 for answer in history:
                     fsrs_card, _ = scheduler.review(
                         fsrs_card, answer.rating, now=answer.reviewed_at

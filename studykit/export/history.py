@@ -74,6 +74,8 @@ def session_source(
     states, answers = session.scheduling_records([deck.id for deck in decks])
     by_card: dict[CardRef, list[Answer]] = {}
     for answer in answers:
+        if answer.imported:  # a starting state brought in from elsewhere is no Anki review
+            continue
         by_card.setdefault((answer.deck_id, answer.card_id), []).append(answer)
     return ExportSource(
         options=options,

@@ -41,6 +41,8 @@ def deck_document(deck: ImportedDeck, source_name: str) -> dict[str, Any]:
         entry["front"] = card.front
         if card.back is not None:
             entry["back"] = card.back
+        if card.tags:
+            entry["tags"] = list(card.tags)
         cards.append(entry)
     return {
         "id": deck.id,

@@ -125,10 +125,12 @@ def backup_now(path: Path, *, keep: int) -> Backup:
 def review_log_lines(path: Path) -> Iterator[str]:
     """Every review-log row as one JSON line, oldest first."""
     with closing(_connect(path)) as conn:
-        cursor = conn.execute(f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log ORDER BY id")
+        present = {row[1] for row in conn.execute("PRAGMA table_info(review_log)")}
+        columns = [c for c in ANSWER_COLUMNS if c in present]  # a backup may predate a column
+        cursor = conn.execute(f"SELECT {', '.join(columns)} FROM review_log ORDER BY id")
         for row in cursor:
-            record = dict(zip(ANSWER_COLUMNS, row, strict=True))
-            for column in [c for c in ANSWER_COLUMNS if c.endswith("_json")]:
+            record = dict(zip(columns, row, strict=True))
+            for column in [c for c in columns if c.endswith("_json")]:
                 text = record.pop(column)
                 record[column.removesuffix("_json")] = json.loads(text) if text else None
             stamp = record.get("reviewed_at_us")

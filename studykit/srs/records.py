@@ -177,6 +177,12 @@ class Answer:
     before: CardState
     after: CardState
     variant_seed: int | None
+    source: str | None = None  # None: answered here; else an imported starting state
+
+    @property
+    def imported(self) -> bool:
+        """True for a row that set a starting state from elsewhere (not an answer)."""
+        return self.source is not None
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Self:
@@ -192,6 +198,7 @@ class Answer:
             before=CardState.from_json(row[7]),
             after=CardState.from_json(row[8]),
             variant_seed=row[9],
+            source=row[10] if len(row) > 10 else None,
         )
 
 
@@ -206,6 +213,7 @@ ANSWER_COLUMNS: tuple[str, ...] = (
     "before_json",
     "after_json",
     "variant_seed",
+    "source",
 )
 assert len(ANSWER_COLUMNS) == len(fields(Answer))
 

@@ -88,6 +88,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             )""",
         ),
     ),
+    Migration(
+        3,
+        "review log source: NULL for answers given here, else where an imported row came from",
+        # Imported rows (e.g. an Obsidian plugin schedule) set a card's starting state; they
+        # are no answers, so stats, daily limits and the optimizer leave them out.
+        ("ALTER TABLE review_log ADD COLUMN source TEXT",),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -361,9 +362,44 @@ class Store:
             assert cursor.lastrowid is not None
             return cursor.lastrowid
 
+    def import_state(self, state: CardState, *, reviewed_at: datetime, source: str) -> bool:
+        """Give a card a starting state from elsewhere, with a log row marked `source`.
+
+        One committed transaction; False (nothing written) when the card already has a
+        schedule here, so importing twice, or over real answers, changes nothing.
+        """
+        imported_as = state.state
+        if imported_as is None:
+            raise ValueError("an imported state cannot be new")
+        with self._transaction() as conn:
+            rows = conn.execute(f"{_SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
+            before = CardState.from_row(rows[0]) if rows else None
+            if before is not None and before.state is not None:
+                return False
+            if before is not None:  # keep flags such as suspended
+                state = replace(state, suspended=before.suspended, leech=before.leech)
+            conn.execute(_UPSERT_STATE, state.to_row())
+            conn.execute(
+                "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+                "duration_ms, state_before, state_after, before_json, after_json, source) "
+                "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)",
+                (
+                    state.key,
+                    state.deck_id,
+                    state.card_id,
+                    int(Rating.Good),
+                    to_us(reviewed_at),
+                    int(imported_as),
+                    (before or replace(state.as_new(), suspended=False)).to_json(),
+                    state.to_json(),
+                    source,
+                ),
+            )
+        return True
+
     def last_answer(self) -> Answer | None:
-        """The most recent review-log row."""
-        rows = self._query(f"{_SELECT_ANSWER} ORDER BY id DESC LIMIT 1")
+        """The most recent answer (imported rows are not answers, so undo never removes one)."""
+        rows = self._query(f"{_SELECT_ANSWER} WHERE source IS NULL ORDER BY id DESC LIMIT 1")
         return Answer.from_row(rows[0]) if rows else None
 
     def history(self, key: int) -> list[Answer]:
@@ -392,7 +428,7 @@ class Store:
         """Per deck: answers, first answers of new cards, and answers of review cards."""
         rows = self._query(
             "SELECT deck_id, count(*), sum(state_before IS NULL), sum(state_before IS ?) "
-            "FROM review_log WHERE reviewed_at_us >= ? GROUP BY deck_id",
+            "FROM review_log WHERE reviewed_at_us >= ? AND source IS NULL GROUP BY deck_id",
             (int(State.Review), to_us(since)),
         )
         return {deck: DayCount(answers, new, reviews) for deck, answers, new, reviews in rows}
@@ -401,7 +437,7 @@ class Store:
         """Times (epoch microseconds, ascending) of every answer at or after `since`."""
         rows = self._query(
             "SELECT reviewed_at_us FROM review_log WHERE reviewed_at_us >= ? "
-            "ORDER BY reviewed_at_us",
+            "AND source IS NULL ORDER BY reviewed_at_us",
             (to_us(since),),
         )
         return [row[0] for row in rows]
@@ -410,7 +446,7 @@ class Store:
         """(answers of review-state cards, of which not Again) at or after `since`."""
         rows = self._query(
             "SELECT count(*), coalesce(sum(rating != ?), 0) FROM review_log "
-            "WHERE reviewed_at_us >= ? AND state_before = ?",
+            "WHERE reviewed_at_us >= ? AND state_before = ? AND source IS NULL",
             (int(Rating.Again), to_us(since), int(State.Review)),
         )
         total, passed = rows[0]
@@ -428,17 +464,20 @@ class Store:
     # -- memory model --------------------------------------------------------------------
 
     def review_rows(self, deck_ids: Sequence[str] | None = None) -> list[tuple[int, int, int, int]]:
-        """(key, rating, reviewed_at_us, duration_ms) of every answer, oldest first."""
-        sql = "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log"
+        """(key, rating, reviewed_at_us, duration_ms) of every answer, oldest first.
+
+        Imported rows are left out: they are a starting state, not an answer to learn from.
+        """
+        sql = "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log WHERE source IS NULL"
         params: tuple[str, ...] = ()
         if deck_ids is not None:
             params = tuple(deck_ids)
-            sql += f" WHERE deck_id IN ({', '.join('?' for _ in params)})"
+            sql += f" AND deck_id IN ({', '.join('?' for _ in params)})"
         return [tuple(row) for row in self._query(sql + " ORDER BY reviewed_at_us, id", params)]
 
     def review_count(self) -> int:
-        """How many answers the log holds."""
-        return int(self._query("SELECT count(*) FROM review_log")[0][0])
+        """How many answers the log holds (imported rows are not answers)."""
+        return int(self._query("SELECT count(*) FROM review_log WHERE source IS NULL")[0][0])
 
     def memory_models(self) -> dict[str, dict[str, Any]]:
         """Stored parameters per scope ('' global, else a deck id), with how they were fitted."""

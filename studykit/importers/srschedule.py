@@ -1,0 +1,137 @@
+"""The plugin's `<!--SR:!2023-01-01,3,250-->` schedule comments, and our card state from them.
+
+A comment holds one `!due,interval,ease` per sibling card (`:::` and `??` cards have two, a
+cloze one per deletion); the legacy form has a single `due,interval,ease` without the `!`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
+
+from fsrs import State
+
+from studykit.srs.records import CardState
+from studykit.srs.scheduler import card_key
+from studykit.srs.studyday import rollover
+
+if TYPE_CHECKING:
+    from studykit.srs.store import Store
+
+_ONE = r"(\d{4})-(\d{2})-(\d{2}),(\d{1,6}),(\d{1,4})"
+_MULTI = re.compile(rf"!{_ONE}")
+_WHOLE_MULTI = re.compile(rf"(?:!{_ONE})+")
+_LEGACY = re.compile(_ONE)
+
+IMPORT_SOURCE = "obsidian"
+"""The review-log `source` of a schedule imported from the plugin."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """One sibling card's schedule as the plugin wrote it."""
+
+    due: date
+    interval: int  # days
+    ease: int  # the plugin's ease ×100 (250 = 2.5)
+
+
+class BadSchedule(ValueError):
+    """A `<!--SR:...-->` comment that does not read as `!date,interval,ease` entries."""
+
+
+def _one(match: re.Match[str]) -> Schedule:
+    year, month, day, interval, ease = (int(g) for g in match.groups())
+    try:
+        due = date(year, month, day)
+    except ValueError as error:
+        raise BadSchedule(f"{match.group()}: {error}") from error
+    return Schedule(due, interval, ease)
+
+
+def parse_schedule(body: str) -> tuple[Schedule, ...]:
+    """The schedules of the comment body after `SR:` (e.g. `!2023-01-01,3,250`)."""
+    text = body.strip()
+    if _WHOLE_MULTI.fullmatch(text):
+        return tuple(_one(m) for m in _MULTI.finditer(text))
+    legacy = _LEGACY.fullmatch(text)
+    if legacy:
+        return (_one(legacy),)
+    raise BadSchedule(f"`{body.strip()[:40]}` is not `!date,interval,ease`")
+
+
+def difficulty_from_ease(ease: int) -> float:
+    """FSRS difficulty (1 easy … 10 hard) from SM-2 ease: 250 (the plugin's start) -> 5."""
+    return min(10.0, max(1.0, 11.0 - (ease / 100.0 - 1.0) * 4.0))
+
+
+def imported_state(
+    deck_id: str,
+    card_id: str,
+    schedules: tuple[Schedule, ...],
+    *,
+    rollover_hour: int,
+    tz: tzinfo | None,
+) -> tuple[CardState, datetime]:
+    """The card's starting state and when its last review was (due − interval).
+
+    We keep one schedule per card, so siblings merge into the earliest due: nothing is
+    shown later than the plugin would have shown it. Stability is the interval (what the
+    plugin expected it to survive), the card is due at the start of its due study day.
+    """
+    first = min(schedules, key=lambda s: (s.due, s.interval))
+    due = rollover(first.due, hour=rollover_hour, tz=tz)
+    last = rollover(first.due - timedelta(days=first.interval), hour=rollover_hour, tz=tz)
+    state = CardState(
+        key=card_key(deck_id, card_id),
+        deck_id=deck_id,
+        card_id=card_id,
+        state=State.Review,
+        step=None,
+        stability=float(max(first.interval, 1)),
+        difficulty=difficulty_from_ease(first.ease),
+        due=due,
+        last_review=last,
+        reps=1,
+        lapses=0,
+        introduced_at=last,
+    )
+    return state, last
+
+
+@dataclass(frozen=True)
+class ScheduleCount:
+    """Cards given their plugin schedule now, and cards that already had one here."""
+
+    imported: int
+    already: int
+
+
+def import_schedules(
+    store: Store,
+    cards: Iterable[tuple[str, str, tuple[Schedule, ...]]],
+    *,
+    rollover_hour: int,
+    tz: tzinfo | None,
+) -> ScheduleCount:
+    """Write each (deck id, card id, schedules) as the card's starting state, once.
+
+    A card that already has a schedule in the store keeps it (a second import, or answers
+    given since, win); every imported row is marked so stats and the optimizer skip it.
+    """
+    imported = already = 0
+    with store.batch():
+        for deck_id, card_id, schedules in cards:
+            if not schedules:
+                continue
+            state, last = imported_state(
+                deck_id, card_id, schedules, rollover_hour=rollover_hour, tz=tz
+            )
+            if store.import_state(state, reviewed_at=last, source=IMPORT_SOURCE):
+                imported += 1
+            else:
+                already += 1
+    return ScheduleCount(imported, already)
