@@ -81,6 +81,7 @@ class Notice:
 
 FlowResult = Shown | Revealed | Finished | QuizDone | Notice
 
+
 class _CardFlow:
     """Showing one card at a time: its variant, the time it was shown, reveal, answer timing."""
 

@@ -1,0 +1,244 @@
+"""Pilot: the card browser — open, search, act, undo, forget, history, $EDITOR."""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from studykit.loading import load_library
+from studykit.session import Rating, StudySession
+from studykit.tui.app import StudykitApp, make_app
+from studykit.tui.screens.browser import BrowserScreen
+from studykit.tui.screens.confirm import ConfirmScreen
+from studykit.tui.screens.home import HomeScreen
+
+from .helpers import plain, screen_text, settle, write
+
+SIZE = (120, 40)
+MakeSession = Callable[..., StudySession]
+
+DECK = """\
+id: demo
+name: "Demo::Browse"
+tags: [rnn]
+cards:
+  - id: sequential
+    front: Why are RNNs slow?
+    back: Sequential processing.
+  - id: decay
+    front: What is 0.95^295?
+    back: About 2.7e-7.
+    tags: [numbers]
+  - id: parallel
+    front: What do transformers parallelise?
+    back: Tokens.
+"""
+
+
+def deck_root(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    write(root, "decks/demo.yaml", DECK)
+    return root
+
+
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line holding `needle`."""
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def notes(app: StudykitApp) -> list[str]:
+    """The notifications shown so far."""
+    return [notification.message for notification in app._notifications]
+
+
+def listed(screen: BrowserScreen) -> list[str]:
+    return list(screen.cards)
+
+
+async def open_browser(app: StudykitApp, pilot: object, count: int) -> BrowserScreen:
+    """From home, `b`; wait until `count` cards are listed and one is selected."""
+    await settle(pilot, lambda: isinstance(app.screen, HomeScreen))  # type: ignore[arg-type]
+    await pilot.press("b")  # type: ignore[attr-defined]
+    await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))  # type: ignore[arg-type]
+    screen = app.screen
+    assert isinstance(screen, BrowserScreen)
+    await settle(
+        pilot,  # type: ignore[arg-type]
+        lambda: len(screen.cards) == count and screen.detail is not None,
+    )
+    return screen
+
+
+async def search(pilot: object, screen: BrowserScreen, text: str) -> None:
+    box = screen.query_one("#browser-search", Input)
+    box.focus()
+    box.value = text
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(pilot, lambda: screen.browser.query == text and not screen.runner.busy)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def session(tmp_path: Path, make_session: MakeSession) -> StudySession:
+    return make_session(load_library(deck_root(tmp_path)))
+
+
+async def test_b_opens_the_browser_and_search_filters(session: StudySession) -> None:
+    session.suspend(session.study_card("demo", "parallel"))
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        assert "demo/decay" in screen_text(app) and "What is 0.95^295?" in screen_text(app)
+        await search(pilot, screen, "is:suspended")
+        assert listed(screen) == ["demo/parallel"]
+        await search(pilot, screen, "tag:numbers")
+        assert listed(screen) == ["demo/decay"]
+        await search(pilot, screen, "rnns -is:new")
+        assert listed(screen) == [] and "No card matches." in screen_text(app)
+        box = screen.query_one("#browser-search", Input)
+        box.focus()
+        box.value = "is:overdue"
+        await pilot.press("enter")  # cannot be read: said where the count goes, the list kept
+        count = screen.query_one("#browser-count", Static)
+        await settle(pilot, lambda: "unknown state `is:overdue`" in plain(count))
+        assert count.has_class("-error") and listed(screen) == []
+
+
+async def test_suspend_then_undo_from_the_browser(session: StudySession) -> None:
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        await pilot.press("down")  # decay
+        await settle(
+            pilot, lambda: screen.detail is not None and screen.detail.row.name == "demo/decay"
+        )
+        await pilot.press("exclamation_mark")
+        await settle(pilot, lambda: session.study_card("demo", "decay").suspended)
+        await settle(pilot, lambda: "suspended" in screen_text(app))
+        await pilot.press("u")
+        await settle(pilot, lambda: not session.study_card("demo", "decay").suspended)
+        assert any("Undone: the suspend of demo/decay" in note for note in notes(app))
+        await pilot.press("minus")  # bury, then its undo
+        await settle(pilot, lambda: session.is_buried(session.study_card("demo", "decay")))
+        await pilot.press("u")
+        await settle(pilot, lambda: not session.is_buried(session.study_card("demo", "decay")))
+
+
+async def test_exclamation_mark_on_home_lists_the_suspended_and_enter_unsuspend_undoes(
+    session: StudySession,
+) -> None:
+    for card_id in ("decay", "parallel"):
+        session.suspend(session.study_card("demo", card_id))
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.press("exclamation_mark")
+        await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        assert screen.browser.query == 'deck:"Demo" is:suspended'  # the highlighted group
+        await settle(pilot, lambda: listed(screen) == ["demo/decay", "demo/parallel"])
+        await settle(pilot, lambda: screen.detail is not None)
+        await pilot.press("exclamation_mark")  # unsuspend decay: it leaves the list
+        await settle(pilot, lambda: listed(screen) == ["demo/parallel"])
+        assert not session.study_card("demo", "decay").suspended
+        await pilot.press("u")
+        await settle(pilot, lambda: listed(screen) == ["demo/decay", "demo/parallel"])
+        assert session.study_card("demo", "decay").suspended
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+
+async def test_forget_asks_keeps_history_and_u_restores(session: StudySession) -> None:
+    card = session.study_card("demo", "decay")
+    session.answer(card, Rating.Easy, duration_ms=1200)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        await search(pilot, screen, "is:review")
+        await settle(
+            pilot, lambda: screen.detail is not None and screen.detail.row.name == "demo/decay"
+        )
+        history = screen.query_one("#browser-history", DataTable)
+        assert history.row_count == 1
+        assert "Easy" in screen_text(app) and "Stability" in screen_text(app)
+        await pilot.press("f")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")  # no: nothing changes
+        await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))
+        assert session.study_card("demo", "decay").state == "review"
+        await pilot.press("f")
+        await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await settle(pilot, lambda: session.study_card("demo", "decay").state == "new")
+        assert len(session.store.history(card.key)) == 1  # the review history is kept
+        await settle(pilot, lambda: screen.detail is not None and len(screen.detail.history) == 2)
+        assert "Forgot" in screen_text(app)
+        await pilot.press("u")
+        await settle(pilot, lambda: session.study_card("demo", "decay").state == "review")
+        assert session.store.forgets(card.key) == []
+
+
+async def test_e_opens_editor_at_the_cards_yaml_line(
+    session: StudySession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record = tmp_path / "argv.txt"
+    editor = tmp_path / "fake editor.sh"
+    editor.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{record}"\n')
+    editor.chmod(editor.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", f"'{editor}' --wait")  # quoted path, and an option kept
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        await pilot.press("down")
+        await settle(
+            pilot, lambda: screen.detail is not None and screen.detail.row.name == "demo/decay"
+        )
+        await pilot.press("e")
+        await settle(pilot, lambda: record.exists())
+    path = session.library.root / "decks" / "demo.yaml"
+    expected = line_of(path.read_text(), "- id: decay")
+    assert record.read_text().splitlines() == ["--wait", f"+{expected}", str(path)]
+
+
+async def test_e_without_an_editor_or_with_a_failing_one_says_so(
+    session: StudySession, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.delenv("EDITOR", raising=False)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_browser(app, pilot, 3)
+        await pilot.press("e")
+        await settle(pilot, lambda: any("Set $EDITOR" in note for note in notes(app)))
+        monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
+        await pilot.press("e")
+        await settle(pilot, lambda: any("Could not start the editor" in n for n in notes(app)))
+        monkeypatch.setenv("EDITOR", "false")
+        await pilot.press("e")
+        await settle(pilot, lambda: any("exited with status 1" in n for n in notes(app)))
+        assert isinstance(app.screen, BrowserScreen)
+
+
+async def test_at_80x24_list_and_detail_both_show_and_d_hides_the_detail(
+    session: StudySession,
+) -> None:
+    session.answer(session.study_card("demo", "sequential"), Rating.Good, duration_ms=10)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        await pilot.pause()
+        assert not screen.has_class("-wide")
+        table = screen.query_one("#browser-list", DataTable)
+        detail = screen.query_one("#browser-detail")
+        assert table.region.height >= 4 and detail.region.height >= 8
+        assert table.region.y < detail.region.y  # list above the detail
+        text = screen_text(app)
+        assert "demo/parallel" in text and "Why are RNNs slow?" in text and "Good" in text
+        await pilot.press("d")
+        await pilot.pause()
+        assert detail.region.height == 0 and table.region.height > 10
