@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from studykit.model import Card, Deck
+from studykit.model import CLOZE_PATTERN, Card, Deck
 from studykit.search import Facts
 from studykit.srs.records import Answer, CardState, Forget
 from studykit.srs.scheduler import Rating, State
@@ -15,7 +15,15 @@ from studykit.srs.scheduler import Rating, State
 if TYPE_CHECKING:
     from studykit.session import StudyCard
 
-__all__ = ["BROWSE_LIMIT", "Browse", "CardRow", "HistoryRow", "card_facts", "history_rows"]
+__all__ = [
+    "BROWSE_LIMIT",
+    "Browse",
+    "CardRow",
+    "HistoryRow",
+    "card_facts",
+    "history_rows",
+    "question_line",
+]
 
 BROWSE_LIMIT = 500
 """Rows a browse returns at most; the rest are counted, not built (say "N more")."""
@@ -119,3 +127,10 @@ def card_facts(deck: Deck, card: Card, states: frozenset[str]) -> Facts:
         deck_name=deck.name.casefold(),
         states=states,
     )
+
+
+def question_line(card: Card, limit: int = 60) -> str:
+    """A card's question on one plain line (cloze deletions shown filled in), for lists."""
+    from studykit.quiz.picking import short_text
+
+    return short_text(CLOZE_PATTERN.sub(lambda match: match.group(2), card.front), limit)

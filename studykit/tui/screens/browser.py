@@ -15,8 +15,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Markdown, Rule, Static
 
 from studykit.browser import BrowserView, CardBrowser, Detail
-from studykit.browsing import Browse, CardRow, HistoryRow
-from studykit.quiz.picking import short_text
+from studykit.browsing import Browse, CardRow, HistoryRow, question_line
 from studykit.search import MAX_QUERY
 from studykit.session import StudyCard, StudySession
 from studykit.terminal import terminal_safe
@@ -165,7 +164,7 @@ class BrowserScreen(LoudWorkers, Screen[None]):
     @staticmethod
     def _cells(row: CardRow) -> tuple[Text, ...]:
         card = row.card
-        note_text = terminal_safe(short_text(card.card.front, 60))
+        note_text = terminal_safe(question_line(card.card, 60))
         interval = "-" if row.interval is None else format_interval(row.interval)
         cells = (row.name, note_text, state_label(row), due_label(row), interval, str(card.lapses))
         return tuple(Text(cell, no_wrap=True) for cell in cells)  # never read as markup
