@@ -55,6 +55,11 @@ def notes(app: StudykitApp) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
+def footer_actions(app: StudykitApp) -> set[str]:
+    """The actions the footer lists now."""
+    return {a.binding.action for a in app.screen.active_bindings.values() if a.binding.show}
+
+
 def listed(screen: BrowserScreen) -> list[str]:
     return list(screen.cards)
 
@@ -91,7 +96,7 @@ async def test_b_opens_the_browser_and_search_filters(session: StudySession) -> 
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_browser(app, pilot, 3)
-        assert "demo/decay" in screen_text(app) and "What is 0.95^295?" in screen_text(app)
+        assert "What is 0.95^295?" in screen_text(app) and "suspended" in screen_text(app)
         await search(pilot, screen, "is:suspended")
         assert listed(screen) == ["demo/parallel"]
         await search(pilot, screen, "tag:numbers")
@@ -115,9 +120,12 @@ async def test_suspend_then_undo_from_the_browser(session: StudySession) -> None
         await settle(
             pilot, lambda: screen.detail is not None and screen.detail.row.name == "demo/decay"
         )
+        assert {"suspend", "bury"} <= footer_actions(app)
+        assert not {"unsuspend", "unbury"} & footer_actions(app)
         await pilot.press("exclamation_mark")
         await settle(pilot, lambda: session.study_card("demo", "decay").suspended)
-        await settle(pilot, lambda: "suspended" in screen_text(app))
+        await settle(pilot, lambda: "unsuspend" in footer_actions(app))  # the key's other half
+        assert "suspend" not in footer_actions(app) and "suspended" in screen_text(app)
         await pilot.press("u")
         await settle(pilot, lambda: not session.study_card("demo", "decay").suspended)
         assert any("Undone: the suspend of demo/decay" in note for note in notes(app))
@@ -164,7 +172,7 @@ async def test_forget_asks_keeps_history_and_u_restores(session: StudySession) -
         )
         history = screen.query_one("#browser-history", DataTable)
         assert history.row_count == 1
-        assert "Easy" in screen_text(app) and "Stability" in screen_text(app)
+        assert "Easy" in screen_text(app) and "Stab." in screen_text(app)
         await pilot.press("f")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")  # no: nothing changes
@@ -238,7 +246,8 @@ async def test_at_80x24_list_and_detail_both_show_and_d_hides_the_detail(
         assert table.region.height >= 4 and detail.region.height >= 8
         assert table.region.y < detail.region.y  # list above the detail
         text = screen_text(app)
-        assert "demo/parallel" in text and "Why are RNNs slow?" in text and "Good" in text
+        assert "What do transformers parallelise?" in text and "Good" in text
+        assert "demo/sequential" in text and "Sequential processing." in text  # the detail
         await pilot.press("d")
         await pilot.pause()
         assert detail.region.height == 0 and table.region.height > 10

@@ -32,7 +32,11 @@ WIDE = 110
 """From this many columns the detail sits beside the list, not below it."""
 SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 # Actions on letters the search box would swallow: hidden from the footer while typing.
-TYPED_OVER = frozenset({"suspend", "bury", "forget", "edit", "undo", "detail"})
+TYPED_OVER = frozenset(
+    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
+)
+# Widths of the list's columns after the question, which takes the rest.
+COLUMNS = {"State": 10, "Due": 10, "Ivl": 5}
 PLACEHOLDER = "Search: words  tag:x  deck:x  is:new|learning|review|due|suspended|leech|buried"
 
 
@@ -54,7 +58,7 @@ def history_cells(row: HistoryRow) -> tuple[str, str, str, str, str]:
     """(date, rating, interval, stability, difficulty) of one history row."""
     rating = "Forgot" if row.rating is None else dict(RATINGS)[row.rating]
     interval = "-" if row.interval is None else format_interval(row.interval)
-    when = f"{row.at.astimezone():%Y-%m-%d %H:%M}"
+    when = f"{row.at.astimezone():%y-%m-%d %H:%M}"
     return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
 
 
@@ -64,9 +68,12 @@ class BrowserScreen(LoudWorkers, Screen[None]):
     SUB_TITLE = "Browse"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search", key_display="/"),
-        Binding("exclamation_mark", "suspend", "(Un)suspend", key_display="!"),
-        Binding("minus", "bury", "(Un)bury", key_display="-"),
+        Binding("slash", "search", "Search", key_display="/", show=False),  # the box says so
+        # One key, two bindings: the footer names what the key does to the selected card.
+        Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
+        Binding("exclamation_mark", "unsuspend", "Unsuspend", key_display="!"),
+        Binding("minus", "bury", "Bury", key_display="-"),
+        Binding("minus", "unbury", "Unbury", key_display="-"),
         Binding("f", "forget", "Forget"),
         Binding("e", "edit", "Edit"),
         Binding("u", "undo", "Undo"),
@@ -105,9 +112,8 @@ class BrowserScreen(LoudWorkers, Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#browser-list", DataTable)
-        table.add_columns("Card", "Question", "State", "Due", "Ivl", "Lapses")
         history = self.query_one("#browser-history", DataTable)
-        history.add_columns("Date", "Rating", "Interval", "Stability", "Difficulty")
+        history.add_columns("Date", "Rating", "Ivl", "Stab.", "Diff.")
         self.set_class(self.size.width >= WIDE, "-wide")
         table.focus()
         query = self.browser.query
@@ -115,6 +121,8 @@ class BrowserScreen(LoudWorkers, Screen[None]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.set_class(event.size.width >= WIDE, "-wide")
+        if self.listing is not None:
+            self.call_after_refresh(self._fill, self.listing)  # columns fit the new width
 
     # -- results ---------------------------------------------------------------------------
 
@@ -140,11 +148,17 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         keep = self.browser.selected
         kept = None if keep is None else f"{keep.deck.id}/{keep.card.id}"
         old_row = table.cursor_row
-        table.clear()
+        table.clear(columns=True)
+        fixed = sum(COLUMNS.values())
+        # The question takes what the other columns leave (each column pads 1 either side).
+        question = max(12, table.size.width - fixed - 2 * (len(COLUMNS) + 1) - 2)
+        table.add_column("Question", width=question)
+        for title, width in COLUMNS.items():
+            table.add_column(title, width=width)
         self.cards = {}
         for row in listing.rows:
             self.cards[row.name] = row.card
-            table.add_row(*self._cells(row), key=row.name)
+            table.add_row(*self._cells(row, question), key=row.name)
         names = [row.name for row in listing.rows]
         if not names:
             self.browser.selected = None  # nothing shown: the keys have nothing to act on
@@ -162,15 +176,19 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         count.update(shown)
 
     @staticmethod
-    def _cells(row: CardRow) -> tuple[Text, ...]:
+    def _cells(row: CardRow, question: int) -> tuple[Text, ...]:
+        """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
-        note_text = terminal_safe(question_line(card.card, 60))
+        text = terminal_safe(question_line(card.card, question))
         interval = "-" if row.interval is None else format_interval(row.interval)
-        cells = (row.name, note_text, state_label(row), due_label(row), interval, str(card.lapses))
-        return tuple(Text(cell, no_wrap=True) for cell in cells)  # never read as markup
+        flag = row.flags.split(", ")[0]  # the detail lists them all
+        style = "yellow" if card.suspended else "dim" if row.buried else ""
+        cells = (text, flag or card.state, due_label(row), interval)
+        return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
 
     async def _show_detail(self, detail: Detail | None) -> None:
         self.detail = detail
+        self.refresh_bindings()
         head = self.query_one("#browser-head", Static)
         history = self.query_one("#browser-history", DataTable)
         history.clear()
@@ -251,8 +269,15 @@ class BrowserScreen(LoudWorkers, Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in TYPED_OVER and self._typing():
             return False
-        if action in {"suspend", "bury", "forget", "edit"}:
-            return self.browser.selected is not None
+        selected = self.browser.selected
+        if action in {"suspend", "unsuspend", "bury", "unbury", "forget", "edit"} and not selected:
+            return False
+        row = self.detail.row if self.detail is not None else None
+        shown = row is not None and selected is not None and row.card.key == selected.key
+        if action in {"suspend", "unsuspend"}:  # exactly one of the two is on
+            return (action == "unsuspend") == (shown and row is not None and row.card.suspended)
+        if action in {"bury", "unbury"}:
+            return (action == "unbury") == (shown and row is not None and row.buried)
         return True
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -262,10 +287,16 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         self.query_one("#browser-search", Input).focus()
 
     def action_suspend(self) -> None:
-        self.runner.submit("Could not (un)suspend the card", self.browser.toggle_suspend)
+        self.runner.submit("Could not suspend the card", self.browser.toggle_suspend)
+
+    def action_unsuspend(self) -> None:
+        self.runner.submit("Could not unsuspend the card", self.browser.toggle_suspend)
 
     def action_bury(self) -> None:
-        self.runner.submit("Could not (un)bury the card", self.browser.toggle_bury)
+        self.runner.submit("Could not bury the card", self.browser.toggle_bury)
+
+    def action_unbury(self) -> None:
+        self.runner.submit("Could not unbury the card", self.browser.toggle_bury)
 
     def action_forget(self) -> None:
         card = self.browser.selected
