@@ -21,6 +21,7 @@ __all__ = [
     "CardRow",
     "HistoryRow",
     "card_facts",
+    "deck_facts",
     "history_rows",
     "question_line",
 ]
@@ -117,16 +118,17 @@ def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[H
     return sorted(rows, key=lambda row: row.at)
 
 
-def card_facts(deck: Deck, card: Card, states: frozenset[str]) -> Facts:
-    """What a search sees of one card."""
+def card_facts(deck: Deck, card: Card, deck_tags: frozenset[str] = frozenset()) -> Facts:
+    """What a search sees of one card's content (`deck_tags` already lower-cased)."""
     text = "\n".join((card.id, card.front, card.back or "", card.answer or ""))
-    return Facts(
-        text=text.casefold(),
-        tags=frozenset(tag.casefold() for tag in (*deck.tags, *card.tags)),
-        deck_id=deck.id.casefold(),
-        deck_name=deck.name.casefold(),
-        states=states,
-    )
+    tags = deck_tags | {tag.casefold() for tag in card.tags} if card.tags else deck_tags
+    return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold())
+
+
+def deck_facts(deck: Deck) -> Facts:
+    """What a search sees of a deck alone (its `deck:` terms are checked once per deck)."""
+    tags = frozenset(tag.casefold() for tag in deck.tags)
+    return Facts("", tags, deck.id.casefold(), deck.name.casefold())
 
 
 def question_line(card: Card, limit: int = 60) -> str:

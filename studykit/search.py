@@ -29,15 +29,14 @@ class QueryError(StudykitError, ValueError):
     """A search that cannot be understood; the message says what to write instead."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Facts:
-    """What a search can see of one card (text and names already lower-cased)."""
+    """What a search can see of one card's content (text and names already lower-cased)."""
 
     text: str
     tags: frozenset[str]
     deck_id: str
     deck_name: str
-    states: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,14 @@ class Term:
     value: str
     negated: bool = False
 
-    def matches(self, card: Facts) -> bool:
-        """True when the card meets this term (negation applied)."""
-        return self._holds(card) != self.negated
+    def matches(self, card: Facts, states: frozenset[str]) -> bool:
+        """True when the card, in these `states`, meets this term (negation applied)."""
+        return self._holds(card, states) != self.negated
 
-    def _holds(self, card: Facts) -> bool:
+    def _holds(self, card: Facts, states: frozenset[str]) -> bool:
         value = self.value
         if self.kind == "is":
-            return value in card.states
+            return value in states
         if self.kind == "tag":
             return any(fnmatchcase(tag, value) for tag in card.tags)
         if self.kind == "deck":
@@ -76,14 +75,22 @@ class Query:
     terms: tuple[Term, ...] = ()
     text: str = ""
 
-    def matches(self, card: Facts) -> bool:
-        """True when every term holds for the card."""
-        return all(term.matches(card) for term in self.terms)
+    def matches(self, card: Facts, states: frozenset[str]) -> bool:
+        """True when every term holds for the card in these `states`."""
+        return all(term.matches(card, states) for term in self.terms)
+
+    def only(self, *kinds: Kind) -> Query:
+        """The terms of these kinds (e.g. the deck terms, checked once per deck)."""
+        return Query(tuple(t for t in self.terms if t.kind in kinds), self.text)
+
+    def without(self, *kinds: Kind) -> Query:
+        """The terms of the other kinds."""
+        return Query(tuple(t for t in self.terms if t.kind not in kinds), self.text)
 
     @property
-    def needs_text(self) -> bool:
-        """True when some term looks at the card's text (the costly part of the facts)."""
-        return any(term.kind == "text" for term in self.terms)
+    def needs_states(self) -> bool:
+        """True when some term asks for a scheduling state (`is:`)."""
+        return any(term.kind == "is" for term in self.terms)
 
 
 def _tokens(text: str) -> Iterator[tuple[str, bool]]:

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
+from itertools import islice
 from types import TracebackType
 from typing import Any, Concatenate, Literal, ParamSpec, Self, TypeVar
 
-from studykit.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow, card_facts, history_rows
+from studykit.browsing import (
+    BROWSE_LIMIT,
+    Browse,
+    CardRow,
+    HistoryRow,
+    card_facts,
+    deck_facts,
+    history_rows,
+)
 from studykit.config import Settings
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
@@ -160,7 +169,7 @@ class StudySession:
         self._today = DailyTally()
         self._decks = index_decks(library.decks.values(), store.queue_rows())
         self._undo: list[_Undoable] = []  # every kind of action, newest last
-        self._facts: dict[tuple[str, int], tuple[str, frozenset[str], str, str]] = {}
+        self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
 
     @classmethod
     def open(
@@ -555,18 +564,14 @@ class StudySession:
             states.add("due")
         return frozenset(states)
 
-    def _card_facts(self, index: DeckIndex, pos: int, states: frozenset[str]) -> Facts:
-        cached = self._facts.get((index.deck.id, pos))
-        if cached is None:
-            facts = card_facts(index.deck, index.deck.cards[pos], states)
-            self._facts[index.deck.id, pos] = (
-                facts.text,
-                facts.tags,
-                facts.deck_id,
-                facts.deck_name,
-            )
-            return facts
-        return Facts(*cached, states)
+    def _card_facts(self, index: DeckIndex) -> list[Facts]:
+        """The search facts of a deck's cards, built on first use."""
+        facts = self._facts.get(index.deck.id)
+        if facts is None:
+            deck_tags = deck_facts(index.deck).tags
+            facts = [card_facts(index.deck, card, deck_tags) for card in index.deck.cards]
+            self._facts[index.deck.id] = facts
+        return facts
 
     @_synchronized
     def browse(
@@ -578,28 +583,38 @@ class StudySession:
         """
         scope = self.deck_scope(deck_id)
         _, now_us, end_us = self._window()
-        found: list[tuple[DeckIndex, int, frozenset[str]]] = []
+        per_deck, per_card = query.only("deck"), query.without("deck")
+        with_states = per_card.needs_states
+        none: frozenset[str] = frozenset()
+        found: list[tuple[DeckIndex, int]] = []
         total = 0
         for index in self._decks.values():
             if scope is not None and index.deck.id not in scope:
                 continue
-            for pos in index.position.values():
-                states = self._states_of(index, pos, now_us, end_us)
-                if query.matches(self._card_facts(index, pos, states)):
-                    total += 1
-                    if len(found) < limit:
-                        found.append((index, pos, states))
-        stored = self.store.states_of([index.key(pos) for index, pos, _ in found])
-        rows = tuple(
-            CardRow.of(
-                self._study_card(index, pos),
-                stored.get(index.key(pos)),
-                buried="buried" in states,
-                due="due" in states,
-            )
-            for index, pos, states in found
-        )
-        return Browse(rows, total)
+            if not per_deck.matches(deck_facts(index.deck), none):
+                continue
+            positions: Collection[int] = index.position.values()
+            if per_card.terms:
+                facts = self._card_facts(index)
+                states_of = self._states_of
+                positions = [
+                    pos
+                    for pos in positions
+                    if per_card.matches(
+                        facts[pos],
+                        states_of(index, pos, now_us, end_us) if with_states else none,
+                    )
+                ]
+            total += len(positions)
+            found.extend((index, pos) for pos in islice(positions, max(0, limit - len(found))))
+        stored = self.store.states_of([index.key(pos) for index, pos in found])
+        rows = []
+        for index, pos in found:
+            states = self._states_of(index, pos, now_us, end_us)
+            card = self._study_card(index, pos)
+            state = stored.get(index.key(pos))
+            rows.append(CardRow.of(card, state, buried="buried" in states, due="due" in states))
+        return Browse(tuple(rows), total)
 
     @_synchronized
     def card_row(self, card: StudyCard) -> CardRow:

@@ -6,15 +6,11 @@ import pytest
 
 from studykit.search import MAX_QUERY, Facts, QueryError, Term, parse_query
 
+CARD = Facts("why are rnns slow?\nsequential.", frozenset({"rnn"}), "alpha", "demo::alpha")
 
-def facts(
-    text: str = "why are rnns slow?\nsequential.",
-    tags: tuple[str, ...] = ("rnn",),
-    deck_id: str = "alpha",
-    deck_name: str = "demo::alpha",
-    states: tuple[str, ...] = ("new",),
-) -> Facts:
-    return Facts(text, frozenset(tags), deck_id, deck_name, frozenset(states))
+
+def matches(text: str, states: tuple[str, ...] = ("new",)) -> bool:
+    return parse_query(text).matches(CARD, frozenset(states))
 
 
 def test_words_filters_and_negation_parse_to_terms() -> None:
@@ -54,22 +50,29 @@ def test_a_search_that_cannot_be_read_says_why(text: str, says: str) -> None:
 
 
 def test_text_matches_case_insensitively_with_wildcards() -> None:
-    assert parse_query("RNNs").matches(facts())
-    assert parse_query("why*slow").matches(facts())
-    assert not parse_query("transformer").matches(facts())
-    assert parse_query("-transformer").matches(facts())
-    assert not parse_query("rnns transformer").matches(facts())  # terms are ANDed
+    assert matches("RNNs")
+    assert matches("why*slow")
+    assert not matches("transformer")
+    assert matches("-transformer")
+    assert not matches("rnns transformer")  # terms are ANDed
 
 
 def test_tag_deck_and_state_filters_match() -> None:
-    card = facts(states=("review", "due", "leech"))
-    assert parse_query("tag:rnn").matches(card)
-    assert parse_query("tag:r*").matches(card)
-    assert not parse_query("tag:rn").matches(card)  # a whole tag, not a piece of one
-    assert parse_query("deck:alpha").matches(card)  # by id
-    assert parse_query('deck:"Demo::Alpha"').matches(card)  # by name
-    assert parse_query("deck:demo").matches(card)  # a parent deck takes in its sub-decks
-    assert not parse_query("deck:dem").matches(card)
-    assert parse_query("is:due is:leech").matches(card)
-    assert not parse_query("is:new").matches(card)
-    assert parse_query("-is:suspended").matches(card)
+    due = ("review", "due", "leech")
+    assert matches("tag:rnn")
+    assert matches("tag:r*")
+    assert not matches("tag:rn")  # a whole tag, not a piece of one
+    assert matches("deck:alpha")  # by id
+    assert matches('deck:"Demo::Alpha"')  # by name
+    assert matches("deck:demo")  # a parent deck takes in its sub-decks
+    assert not matches("deck:dem")
+    assert matches("is:due is:leech", due)
+    assert not matches("is:new", due)
+    assert matches("-is:suspended", due)
+
+
+def test_deck_terms_split_from_card_terms() -> None:
+    query = parse_query("deck:a rnn is:new -deck:b")
+    assert [t.kind for t in query.only("deck").terms] == ["deck", "deck"]
+    assert [t.kind for t in query.without("deck").terms] == ["text", "is"]
+    assert query.needs_states and not query.only("deck").needs_states
