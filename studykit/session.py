@@ -195,6 +195,10 @@ class StudySession:
         """The session's clock, in UTC (a fake one in tests)."""
         return ensure_utc(self._clock())
 
+    def local(self, moment: datetime) -> datetime:
+        """`moment` in the session's time zone (the machine's when none was given)."""
+        return moment.astimezone(self._tz)
+
     def study_day(self, moment: datetime) -> date:
         """The local study day of an instant: days change at the rollover hour, not midnight."""
         return studyday.study_day(moment, hour=self.settings.rollover_hour, tz=self._tz)

@@ -251,3 +251,49 @@ async def test_at_80x24_list_and_detail_both_show_and_d_hides_the_detail(
         await pilot.press("d")
         await pilot.pause()
         assert detail.region.height == 0 and table.region.height > 10
+
+
+async def test_u_in_the_browser_undoes_a_rating_made_in_review(session: StudySession) -> None:
+    app = make_app(session.settings, session=session, start="review")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: session.remaining() == (3, 0, 0))
+        await pilot.press("space")
+        await pilot.pause(0.1)
+        await pilot.press("3")
+        await settle(pilot, lambda: session.store.last_answer() is not None)
+        await pilot.press("escape")
+        screen = await open_browser(app, pilot, 3)
+        await pilot.press("u")  # one undo stack: the rating made in review goes
+        await settle(pilot, lambda: session.store.last_answer() is None)
+        await settle(pilot, lambda: any("Undone: the rating of demo/" in n for n in notes(app)))
+        assert isinstance(app.screen, BrowserScreen) and screen.is_attached
+
+
+async def test_letters_typed_into_the_search_are_text_not_actions(session: StudySession) -> None:
+    session.answer(session.study_card("demo", "sequential"), Rating.Good, duration_ms=10)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 3)
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        assert not {"forget", "undo", "edit", "suspend"} & footer_actions(app)
+        await pilot.press("f", "u", "e", "exclamation_mark", "minus")
+        await pilot.pause(0.5)
+        assert screen.query_one("#browser-search", Input).value == "fue!-"
+        assert isinstance(app.screen, BrowserScreen)  # no forget dialog
+        assert session.store.last_answer() is not None  # no undo
+        assert not session.study_card("demo", "sequential").suspended
+        await pilot.press("escape")  # leaves the box, not the screen
+        assert isinstance(app.screen, BrowserScreen) and not isinstance(app.focused, Input)
+
+
+async def test_the_palette_offers_the_browser(session: StudySession) -> None:
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Browse cards", "Suspended cards"} <= set(commands)
+        commands["Suspended cards"].callback()
+        await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen) and screen.browser.query == "is:suspended"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -45,20 +47,22 @@ def state_label(row: CardRow) -> str:
     return ", ".join(part for part in (row.card.state, row.flags) if part)
 
 
-def due_label(row: CardRow) -> str:
+def due_label(row: CardRow, local: Callable[[datetime], datetime]) -> str:
     """The due date in local time (`-` for a new card)."""
-    return "-" if row.due is None else f"{row.due.astimezone():%Y-%m-%d}"
+    return "-" if row.due is None else f"{local(row.due):%Y-%m-%d}"
 
 
 def _number(value: float | None, unit: str = "") -> str:
     return "-" if value is None else f"{value:.2f}{unit}"
 
 
-def history_cells(row: HistoryRow) -> tuple[str, str, str, str, str]:
+def history_cells(
+    row: HistoryRow, local: Callable[[datetime], datetime]
+) -> tuple[str, str, str, str, str]:
     """(date, rating, interval, stability, difficulty) of one history row."""
     rating = "Forgot" if row.rating is None else dict(RATINGS)[row.rating]
     interval = "-" if row.interval is None else format_interval(row.interval)
-    when = f"{row.at.astimezone():%y-%m-%d %H:%M}"
+    when = f"{local(row.at):%y-%m-%d %H:%M}"
     return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
 
 
@@ -175,15 +179,14 @@ class BrowserScreen(LoudWorkers, Screen[None]):
             shown = f"{len(listing.rows)} of {listing.total} shown, {more}"
         count.update(shown)
 
-    @staticmethod
-    def _cells(row: CardRow, question: int) -> tuple[Text, ...]:
+    def _cells(self, row: CardRow, question: int) -> tuple[Text, ...]:
         """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
         text = terminal_safe(question_line(card.card, question))
         interval = "-" if row.interval is None else format_interval(row.interval)
         flag = row.flags.split(", ")[0]  # the detail lists them all
         style = "yellow" if card.suspended else "dim" if row.buried else ""
-        cells = (text, flag or card.state, due_label(row), interval)
+        cells = (text, flag or card.state, due_label(row, self.session.local), interval)
         return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
 
     async def _show_detail(self, detail: Detail | None) -> None:
@@ -203,7 +206,7 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         where = f"{origin.path}:{origin.line}" if origin is not None else "no source file"
         parts = [
             state_label(row),
-            f"due {due_label(row)}",
+            f"due {due_label(row, self.session.local)}",
             f"S {_number(row.stability, 'd')}",
             f"D {_number(row.difficulty)}",
             f"{row.reps} reps",
@@ -222,7 +225,7 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         await self.query_one("#browser-front", Markdown).update(front_markdown(card.card, note))
         await self.query_one("#browser-back", Markdown).update(back_markdown(card.card, note))
         for event in reversed(detail.history):  # newest first, as Anki's card info
-            history.add_row(*(Text(cell) for cell in history_cells(event)))
+            history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
         if not detail.history:
             history.add_row(Text("never reviewed"), *(Text("") for _ in range(4)))
 
