@@ -431,12 +431,15 @@ class StudySession:
         forget (which outlive a restart) is undone.
         """
         while True:
-            entry = self._undo.pop() if self._undo else self._logged_last()
+            logged = not self._undo
+            entry = self._logged_last() if logged else self._undo.pop()
             if entry is None:
                 return None
             restored = self._revert(entry)
             if restored is not None:
                 break
+            if logged:  # the log's own newest row could not be taken back: stop, never spin
+                return None
         found = self._find(entry.deck_id, entry.card_id)
         card = None
         if found is not None:  # a card no longer loaded keeps its row, unshown
