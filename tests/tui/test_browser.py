@@ -276,7 +276,7 @@ async def test_letters_typed_into_the_search_are_text_not_actions(session: Study
         screen = await open_browser(app, pilot, 3)
         await pilot.press("slash")
         assert isinstance(app.focused, Input)
-        assert not {"forget", "undo", "edit", "suspend"} & footer_actions(app)
+        assert not {"forget", "undo", "edit", "suspend", "bury"} & footer_actions(app)
         await pilot.press("f", "u", "e", "exclamation_mark", "minus")
         await pilot.pause(0.5)
         assert screen.query_one("#browser-search", Input).value == "fue!-"
