@@ -297,3 +297,17 @@ async def test_the_palette_offers_the_browser(session: StudySession) -> None:
         await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))
         screen = app.screen
         assert isinstance(screen, BrowserScreen) and screen.browser.query == "is:suspended"
+
+
+async def test_a_large_result_lists_500_and_says_how_many_more(make_session: MakeSession) -> None:
+    from tests.conftest import make_deck, make_library
+
+    session = make_session(make_library([make_deck("big", 520)]))
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(app, pilot, 500)
+        count = plain(screen.query_one("#browser-count", Static))
+        assert count == "500 of 520 shown, 20 more: narrow the search"
+        await search(pilot, screen, '"question 51"')  # a phrase: 51, 510-519
+        assert len(screen.cards) == 11
+        assert plain(screen.query_one("#browser-count", Static)) == "11 cards"
