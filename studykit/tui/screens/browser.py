@@ -135,10 +135,11 @@ class BrowserScreen(LoudWorkers, Screen[None]):
         message.stop()
         view = message.view
         count = self.query_one("#browser-count", Static)
-        count.set_class(bool(view.error), "-error")
-        if view.error:
+        if view.error:  # the search cannot be read: said in red where the count goes
+            count.add_class("-error")
             count.update(view.error)
         if view.listing is not None:
+            count.remove_class("-error")
             self._fill(view.listing)
         if view.detail is not None or (view.listing is not None and not view.listing.rows):
             await self._show_detail(view.detail)
