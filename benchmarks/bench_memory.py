@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
@@ -26,27 +27,71 @@ START = datetime(2025, 1, 6, 9, tzinfo=UTC)
 T = TypeVar("T")
 
 
-def _timed(fn: Callable[[], T]) -> tuple[float, T]:
-    """Wall time of one call, and its value."""
-    start = time.perf_counter()
+def _timed(name: str, goal: str, fn: Callable[[], T]) -> T:
+    """Report one call's wall time beside its goal, then its CPU time and the load average."""
+    cpu, start = time.process_time(), time.perf_counter()
     value = fn()
-    return time.perf_counter() - start, value
+    report(name.format(value=value), time.perf_counter() - start, goal=goal)
+    print(f"    CPU {time.process_time() - cpu:.2f} s; {_load()}", flush=True)
+    return value
+
+
+def _load() -> str:
+    """The machine's share: other processes load its cores too, so wall time alone misleads."""
+    one, five, _ = os.getloadavg()
+    return f"{os.cpu_count()} CPUs, load {one:.1f} / {five:.1f} (1 / 5 min)"
+
+
+def _fsrs_optimizer(rows: list[tuple[int, int, int, int]]) -> None:
+    """fsrs's own optimizer on the same reviews and split, for reference (when installed)."""
+    try:
+        from fsrs import Optimizer, Rating, ReviewLog
+        from fsrs.optimizer import LOWER_BOUNDS_PARAMETERS_TENSORS  # noqa: F401
+    except ImportError:
+        print("    (fsrs's own optimizer not installed: pip install 'fsrs[optimizer]')")
+        return
+    from studykit.memory.metrics import predict, score
+    from studykit.memory.optimize import TRAIN_SHARE
+
+    counted = predict(rows, None)
+    split = counted[int(len(counted) * TRAIN_SHARE)].reviewed_at_us
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    logs = [
+        ReviewLog(k, Rating(g), epoch + timedelta(microseconds=at), ms)
+        for k, g, at, ms in rows
+        if at < split
+    ]
+    cpu, start = time.process_time(), time.perf_counter()
+    fitted = Optimizer(logs).compute_optimal_parameters()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    after = score([p for p in predict(rows, fitted) if p.reviewed_at_us >= split])
+    print(
+        f"    fsrs's own optimizer, same reviews: {wall:.2f} s (CPU {cpu:.2f} s), "
+        f"held-out log loss {after.log_loss:.4f}, RMSE {after.rmse:.4f}",
+        flush=True,
+    )
 
 
 def main() -> None:
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        print("memory model benchmarks skipped: install the torch extra ('.[torch]')")
+        return
     from studykit.memory.optimize import fit
     from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
 
+    print(f"memory model benchmarks — {_load()}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="studykit-bench-memory-"))
     try:
         root = tmp / "root"
         write_yaml_root(root, cards=1000)
         settings = Settings(root=root, data_dir=tmp / "sim")
-        seconds, result = _timed(lambda: simulate(settings, days=365, seed=1, start=START))
-        report(
-            f"simulate 365 days x 1,000 cards ({result.answers:,} answers)",
-            seconds,
-            goal="≤ 10 s",
+        _timed(
+            "simulate 365 days x 1,000 cards ({value.answers:,} answers)",
+            "≤ 10 s",
+            lambda: simulate(settings, days=365, seed=1, start=START),
         )
 
         big_root = tmp / "big-root"
@@ -57,17 +102,19 @@ def main() -> None:
             rows = session.review_rows()
         for size, goal in ((5_000, "≤ 10 s"), (50_000, "≤ 60 s")):
             part = rows[:size]
-            seconds, fitted = _timed(functools.partial(fit, part))
-            report(
+            fitted = _timed(
                 f"optimize {len(part):,} reviews (fit + held-out scoring)",
-                seconds,
-                goal=goal,
+                goal,
+                functools.partial(fit, part),
             )
             f = fitted
             print(
-                f"    log loss {f.before.log_loss:.4f} -> {f.after.log_loss:.4f}, "
-                f"RMSE {f.before.rmse:.4f} -> {f.after.rmse:.4f}"
+                f"    held-out log loss {f.before.log_loss:.4f} -> {f.after.log_loss:.4f}, "
+                f"RMSE {f.before.rmse:.4f} -> {f.after.rmse:.4f}",
+                flush=True,
             )
+            if size == 5_000:
+                _fsrs_optimizer(part)
 
         with StudySession.open(settings) as session:
             inputs = session.workload_inputs()
@@ -93,10 +140,7 @@ def main() -> None:
             ]
             return recommend(rows).retention
 
-        seconds, best = _timed(curve)
-        report(
-            f"workload 28 retentions x 365 days x 2,000 cards (best {best})", seconds, goal="≤ 10 s"
-        )
+        _timed("workload 28 retentions x 365 days x 2,000 cards (best {value})", "≤ 10 s", curve)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -20,6 +20,7 @@ import bench_browse
 import bench_child
 import bench_experiments
 import bench_export
+import bench_export_media
 from common import PYTHON, REPO, fmt_seconds, report, time_call, time_command
 from generated import library_with_states, write_yaml_root
 
@@ -151,9 +152,16 @@ def main() -> None:
     print()
     bench_export.main()
     print()
+    bench_export_media.main()
+    print()
     bench_experiments.main()
     print()
     bench_child.main()
+    # Memory model (optimize, simulate, workload): its own block, so it merges cleanly.
+    print()
+    import bench_memory
+
+    bench_memory.main()
 
 
 if __name__ == "__main__":

@@ -107,9 +107,8 @@ class _CardFlow:
         return [None] if self.deck_ids is None else list(self.deck_ids)
 
     def remaining(self) -> Counts:
-        """(new, learning, due) left today over the decks in scope."""
-        totals = [self.session.remaining(deck_id) for deck_id in self._scope_ids()]
-        return sum(t[0] for t in totals), sum(t[1] for t in totals), sum(t[2] for t in totals)
+        """(new, learning, due) left today over the decks in scope, their limits together."""
+        return self.session.scope_remaining(self.deck_ids)
 
     def next_due(self) -> datetime | None:
         """The earliest future due time over the decks in scope."""
@@ -172,7 +171,7 @@ class StudyFlow(_CardFlow):
             start = decks.index(self._last_deck) + 1
             decks = decks[start:] + decks[:start]
         for deck_id in decks:
-            card = self.session.next_card(deck_id)
+            card = self.session.next_card(deck_id, scope=self.deck_ids)
             if card is not None:
                 return card
         return None

@@ -26,7 +26,8 @@ from studykit.loading import Library, load_library
 from studykit.model import Card, Deck
 from studykit.search import Facts, Query
 from studykit.srs import studyday
-from studykit.srs.limits import DailyTally
+from studykit.srs.hierarchy import DeckHierarchy
+from studykit.srs.limits import DailyTally, ScopeLimits
 from studykit.srs.queue import DeckIndex, earliest, index_decks
 from studykit.srs.records import Answer, CardState, from_us, to_us
 from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
@@ -167,6 +168,7 @@ class StudySession:
         self._schedulers: dict[tuple[float, tuple[float, ...] | None], Scheduler] = {}
         self._models: dict[str, dict[str, Any]] | None = None  # memory_model rows, read lazily
         self._today = DailyTally()
+        self._tree = DeckHierarchy(library.decks.values())
         self._decks = index_decks(library.decks.values(), store.queue_rows())
         self._undo: list[_Undoable] = []  # every kind of action, newest last
         self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
@@ -221,6 +223,17 @@ class StudySession:
             return list(self._decks.values())
         return [self._deck(deck_id)]
 
+    def _scope(self, deck_ids: Sequence[str] | None) -> list[DeckIndex]:
+        """The indexes of a review scope (None: every deck), each once."""
+        if deck_ids is None:
+            return list(self._decks.values())
+        return [self._deck(deck_id) for deck_id in dict.fromkeys(deck_ids)]
+
+    def _limits(self, indexes: Sequence[DeckIndex]) -> ScopeLimits:
+        """The limits over a scope; build after `_window`, which keeps today's tally current."""
+        scope = {index.deck.id for index in indexes}
+        return ScopeLimits(self._today, self.settings, self.library.decks, self._tree, scope)
+
     def _deck(self, deck_id: str) -> DeckIndex:
         index = self._decks.get(deck_id)
         if index is None:
@@ -262,25 +275,21 @@ class StudySession:
                 best = (len(owner.name), model)
         return best[1] if best is not None else self._models.get("")
 
-    @staticmethod
-    def _contains(parent: Deck, deck: Deck) -> bool:
+    def _contains(self, parent: Deck, deck: Deck) -> bool:
         """True when `deck` is `parent` or one of its sub-decks (by `::` in the names)."""
-        return deck.id == parent.id or deck.name.startswith(parent.name + "::")
+        return self._tree.contains(parent.id, deck.id)
 
     # -- queue -----------------------------------------------------------------------------
 
-    def _counts(self, index: DeckIndex, now_us: int, end_us: int) -> tuple[int, int, int]:
-        new, learning, review = index.counts(now_us=now_us, end_us=end_us)
-        new_left, reviews_left = self._today.left(index.deck, self.settings)
-        return min(new, new_left), learning, min(review, reviews_left)
-
     @_synchronized
     def deck_counts(self) -> list[DeckCounts]:
-        """Every loaded deck, by name, with what is available today."""
+        """Every loaded deck, by name, with what is available today of its own cards."""
         _, now_us, end_us = self._window()
         result = []
         for index in self._decks.values():
-            new, learning, due = self._counts(index, now_us, end_us)
+            new, learning, due = self._limits([index]).total(
+                {index.deck.id: index.counts(now_us=now_us, end_us=end_us)}
+            )
             result.append(
                 DeckCounts(
                     deck_id=index.deck.id,
@@ -296,26 +305,37 @@ class StudySession:
 
     @_synchronized
     def remaining(self, deck_id: str | None = None) -> tuple[int, int, int]:
-        """(new, learning, due) left today in one deck or all of them."""
-        _, now_us, end_us = self._window()
-        totals = [0, 0, 0]
-        for index in self._indexes(deck_id):
-            for i, value in enumerate(self._counts(index, now_us, end_us)):
-                totals[i] += value
-        return totals[0], totals[1], totals[2]
+        """(new, learning, due) left today in one deck (its own cards) or in all of them."""
+        return self.scope_remaining(None if deck_id is None else (deck_id,))
 
     @_synchronized
-    def next_card(self, deck_id: str | None = None) -> StudyCard | None:
-        """The card to study now: learning due now, then reviews due today, then new cards."""
-        indexes = self._indexes(deck_id)
+    def scope_remaining(self, deck_ids: Sequence[str] | None) -> tuple[int, int, int]:
+        """(new, learning, due) that studying these decks together serves today (None: all)."""
+        _, now_us, end_us = self._window()
+        indexes = self._scope(deck_ids)
+        available = {i.deck.id: i.counts(now_us=now_us, end_us=end_us) for i in indexes}
+        return self._limits(indexes).total(available)
+
+    @_synchronized
+    def next_card(
+        self, deck_id: str | None = None, *, scope: Sequence[str] | None = None
+    ) -> StudyCard | None:
+        """The card to study now: learning due now, then reviews due today, then new cards.
+
+        From `deck_id` (None: any deck of the scope) within the limits of the decks in `scope`
+        (default: `deck_id` alone, or every deck when both are None).
+        """
+        in_scope = self._scope(scope if scope is not None or deck_id is None else (deck_id,))
+        indexes = in_scope if deck_id is None else [self._deck(deck_id)]
         now, now_us, end_us = self._window()
+        limits = self._limits(in_scope)
         found = earliest(indexes, "learning", until_us=now_us, now_us=now_us)
         if found is None:
-            with_reviews = [i for i in indexes if self._today.left(i.deck, self.settings)[1] > 0]
+            with_reviews = [i for i in indexes if limits.allows_review(i.deck.id)]
             found = earliest(with_reviews, "review", until_us=end_us - 1, now_us=now_us)
         if found is None:
             for index in indexes:
-                if self._today.left(index.deck, self.settings)[0] > 0:
+                if limits.allows_new(index.deck.id):
                     pos = index.first_new(now_us)
                     if pos is not None:
                         found = (index, pos)

@@ -10,6 +10,8 @@ import click
 from studykit.commands.support import EXIT_INTERRUPTED, EXIT_PROBLEM, EXIT_USAGE, fail
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from studykit.experiments.base import Experiment, Result
 
 
@@ -79,6 +81,13 @@ def list_experiments(as_json: bool) -> None:
     "(default 2GiB,60s, or experiment_budget in config.toml).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option(
+    "--cache",
+    "cache",
+    is_flag=True,
+    help="Store the result in the study database, as the app does, so the app and "
+    "`export anki` (which packs its plot into linked cards) use it.",
+)
 @click.pass_context
 def run(
     ctx: click.Context,
@@ -88,6 +97,7 @@ def run(
     seed: int,
     budget: str | None,
     as_json: bool,
+    cache: bool,
 ) -> None:
     """Run experiment NAME in its own process and show its answers, table, plot and explanation.
 
@@ -111,7 +121,8 @@ def run(
     try:
         params = parse_assignments(assignments)
         found, _ = prepare(name, params, device)
-        limits = settings_from(ctx).experiment_budget
+        settings = settings_from(ctx)
+        limits = settings.experiment_budget
         if budget is not None:
             limits = parse_budget(budget, base=limits)
         result = run_experiment(found, params, device=device, seed=seed, budget=limits)
@@ -123,10 +134,36 @@ def run(
         fail(str(error), EXIT_PROBLEM)
     except KeyboardInterrupt:
         fail(f"interrupted; the run of {name} was stopped", EXIT_INTERRUPTED)
+    if cache:
+        _cache(settings.database_path, result)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
         click.echo(human_report(result))
+
+
+def _cache(database: Path, result: Result) -> None:
+    """Store the result in the study database's experiment cache; a failure is only told."""
+    import sqlite3
+    from datetime import UTC, datetime
+
+    from studykit.errors import StudykitError
+    from studykit.srs.store import Store
+
+    data = result.to_json()
+    try:
+        with Store.open(database) as store:
+            store.put_experiment_result(
+                name=result.name,
+                params=data["params"],
+                seed=result.seed,
+                device=result.device,
+                torch_version=result.torch_version,
+                result=data,
+                created_at=datetime.now(UTC),
+            )
+    except (OSError, sqlite3.Error, StudykitError) as error:
+        click.echo(f"studykit: the result was not cached: {error}", err=True)
 
 
 def human_report(result: Result, *, width: int = 80) -> str:

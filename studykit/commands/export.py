@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import sys
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from studykit.commands.support import EXIT_PROBLEM, check_deck, fail, settings_from
+
+if TYPE_CHECKING:
+    from studykit.export.media import MediaReport
 
 # Below this many cards an export takes well under a second: no progress bar.
 _PROGRESS_FROM = 500
@@ -55,6 +59,10 @@ def anki(
     copy. Import it in Anki with "Import any learning progress" and "Import any deck presets"
     to keep your schedule and each deck's FSRS preset. Files that fail to load are reported
     on stderr and make the exit status 1.
+
+    Images the cards show are packed. A card linked to an experiment carries the plot of
+    its cached result (drawn with matplotlib, the `plots` extra); experiments never run
+    here, and those without a cached result are listed with the command that runs them.
     """
     from studykit.export import export_anki
     from studykit.export.ledger import ExportLedger
@@ -80,10 +88,13 @@ def anki(
         if total >= _PROGRESS_FROM
         else nullcontext()
     )
-    # No study database yet: nothing was reviewed, so there is no history to carry.
-    has_history = scheduling and settings.database_path.exists()
+    # No study database yet: nothing was reviewed or run, so no history and no cached results.
+    has_database = settings.database_path.exists()
+    has_history = scheduling and has_database
     session = (
-        StudySession(library, Store.open(settings.database_path), settings) if has_history else None
+        StudySession(library, Store.open(settings.database_path), settings)
+        if has_database
+        else None
     )
     try:
         with bar:
@@ -93,10 +104,13 @@ def anki(
                 deck_ids=[deck.id for deck in decks],
                 variants=variants,
                 ledger=ExportLedger.in_data_dir(settings.data_dir),
-                session=session,
+                session=session if has_history else None,
                 settings=settings,
                 scheduling=scheduling,
                 progress=bar.update if total >= _PROGRESS_FROM else None,
+                cache=session,
+                plot_dir=settings.data_dir / "plots",
+                plot_progress=_plot_bar if sys.stderr.isatty() else None,
             )
     finally:
         if session is not None:
@@ -122,5 +136,38 @@ def anki(
             f"the answer formula (no drawn values): {', '.join(result.unbaked)}",
             err=True,
         )
+    if result.media is not None:
+        _report_media(result.media)
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)
+
+
+@contextmanager
+def _plot_bar(count: int) -> Iterator[Callable[[int], None]]:
+    """A progress bar on stderr while `count` plots are drawn."""
+    with click.progressbar(length=count, label="Drawing plots", file=sys.stderr) as bar:
+        yield bar.update
+
+
+def _report_media(media: MediaReport) -> None:
+    """What was packed, and on stderr what was left out and how to get it in."""
+    if media.images or media.plots:
+        drawn = f" ({media.drawn} drawn now)" if media.drawn else ""
+        click.echo(f"Media: {media.images} image(s), {media.plots} plot(s){drawn}.")
+    if media.skipped_plots:
+        click.echo(
+            f"studykit: {media.skipped_plots} plot(s) skipped: matplotlib is not installed; "
+            "install the plots extra (pip install 'studykit[plots]') and export again",
+            err=True,
+        )
+    if media.missing:
+        click.echo(
+            f"studykit: {len(media.missing)} linked experiment run(s) have no cached result, "
+            "so their cards went out without a plot; run them (here, or in the app's "
+            "Experiments screen), then export again:",
+            err=True,
+        )
+        for run in media.missing:
+            click.echo(f"  {run.command()}", err=True)
+    for refused in media.refused:
+        click.echo(f"studykit: no plot for {refused} (see `studykit check`)", err=True)

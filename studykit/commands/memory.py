@@ -10,6 +10,7 @@ import math
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -23,8 +24,40 @@ if TYPE_CHECKING:
 _EXTRA = "pip install 'studykit[torch]'"
 
 
+class _Bar:
+    """A progress bar on stderr when it is a terminal and the output is not JSON; else silent.
+
+    Called as `bar(done, total)` from the work loop; the bar is drawn from the first call.
+    """
+
+    def __init__(self, label: str, *, quiet: bool) -> None:
+        self._label = label
+        self._shown = not quiet and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self._shown:
+            return
+        if self._bar is None:
+            self._bar = click.progressbar(length=total, label=self._label, file=sys.stderr)
+            self._bar.__enter__()
+        self._bar.update(done - self._bar.pos)
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(kind, error, trace)
+
+
 def _need_extra(command: str, *, optimizer: bool) -> None:
-    """Exit 2 naming the extra to install when numpy (or the fsrs optimizer) is missing."""
+    """Exit 2 naming the extra to install when numpy (or torch) is missing."""
     try:
         import numpy  # noqa: F401
     except ImportError:
@@ -34,7 +67,7 @@ def _need_extra(command: str, *, optimizer: bool) -> None:
 
         missing = optimizer and not optimizer_available()
     if missing:
-        what = "torch, pandas and tqdm" if optimizer else "numpy"
+        what = "torch" if optimizer else "numpy"
         fail(f"`studykit {command}` needs {what}: install the torch extra ({_EXTRA})", EXIT_USAGE)
 
 
@@ -70,6 +103,8 @@ def _fit_document(
         "train_reviews": fit.train_reviews,
         "test_reviews": fit.test_reviews,
         "split_at": fit.split_at.isoformat(),
+        "train_cards": fit.train_cards,
+        "fit_cards": fit.fit_cards,
         "applied": applied,
         "rescheduled": moved,
     }
@@ -91,7 +126,8 @@ def optimize(
     Fits on the earlier 80 % of your reviews and scores both parameter sets on the later
     20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
     parameters (for --deck and its sub-decks, or for everything) when they predict the
-    later reviews at least as well; the next answer uses them.
+    later reviews at least as well; the next answer uses them. Each card's first 64
+    answers are fitted on, as fsrs's own optimizer does.
     """
     if reschedule and not apply:
         fail("--reschedule needs --apply", EXIT_USAGE)
@@ -104,7 +140,8 @@ def optimize(
         model = session.memory_model(deck_id)
         current = None if model is None else model["parameters"]
         try:
-            result = fit(rows, current=current, progress=True)
+            with _Bar("Fitting", quiet=as_json) as bar:
+                result = fit(rows, current=current, progress=bar)
         except NotEnoughReviews as error:
             fail(str(error), EXIT_PROBLEM)
         better = not result.after.log_loss > result.before.log_loss
@@ -133,6 +170,11 @@ def optimize(
         f"{result.test_reviews} reviews since {result.split_at:%Y-%m-%d}."
     )
     click.echo(f"Used {result.reviews} answers of {result.cards} cards.")
+    if result.fit_cards < result.train_cards:
+        click.echo(
+            f"That is a sample of {result.fit_cards} of the {result.train_cards} earlier "
+            "cards, to keep the fit near a minute."
+        )
     click.echo(f"{'':10}{'current':>10}{'fitted':>10}")
     click.echo(f"{'log loss':10}{result.before.log_loss:>10.4f}{result.after.log_loss:>10.4f}")
     click.echo(f"{'RMSE':10}{result.before.rmse:>10.4f}{result.after.rmse:>10.4f}")
@@ -188,7 +230,7 @@ def simulate(
     if end > now:
         end -= timedelta(days=1)
     start = end - timedelta(days=days)
-    with click.progressbar(range(days), label="Simulating", file=sys.stderr) as bar:
+    with _Bar("Simulating", quiet=as_json) as bar:
         try:
             result = run(
                 settings,
@@ -197,7 +239,7 @@ def simulate(
                 learner=student,
                 deck_id=deck_id,
                 start=start,
-                progress=lambda done, _: bar.update(1),
+                progress=bar,
             )
         except DataDirInUse as error:
             fail(str(error), EXIT_USAGE)
@@ -235,7 +277,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     least time per card remembered.
     """
     _need_extra("workload", optimizer=False)
-    from studykit.memory.workload import curve, plot_lines, recommend
+    from studykit.memory.workload import RETENTIONS, curve, plot_lines, recommend, with_current
 
     session = _open(ctx, None)
     try:
@@ -252,12 +294,14 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     settings = settings_from(ctx)
     if inputs["new"] + len(inputs["stability"]) == 0:
         fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
+    current = settings.desired_retention
     rows = curve(
         parameters,
         inputs,
         days=days,
         new_per_day=settings.new_per_day,
         reviews_per_day=settings.reviews_per_day,
+        retentions=with_current(RETENTIONS, current),
     )
     best = recommend(rows)
     if as_json:
@@ -275,11 +319,13 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
                 for r in rows
             ],
             "recommended": best.retention,
+            "current": current,
         }
         click.echo(json.dumps(document, indent=2))
         return
     click.echo(
-        f"{days} days with {source}; {inputs['new']} new cards at {settings.new_per_day} a day."
+        f"{days} days, parameters {source}; {inputs['new']} new cards at "
+        f"{settings.new_per_day} a day."
     )
     click.echo(f"{'retention':>9} {'reviews/day':>12} {'min/day':>8} {'remembered':>11}")
     for r in rows:
@@ -288,5 +334,5 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             f"{r.remembered:>11.0f}"
         )
     click.echo("")
-    click.echo("\n".join(plot_lines(rows, best)))
-    click.echo(f"Recommended desired retention: {best.retention:.2f}")
+    click.echo("\n".join(plot_lines(rows, best, current=current)))
+    click.echo(f"Recommended desired retention: {best.retention:.2f} (yours: {current:.2f})")

@@ -5,15 +5,18 @@ Importing this package is cheap; genanki is imported only when a package is writ
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from studykit.config import Settings
+    from studykit.experiments.cache import ExperimentCache
     from studykit.export.history import ExportSource
     from studykit.export.ledger import ExportLedger
+    from studykit.export.media import MediaReport, PlotProgress
     from studykit.loading import Library
     from studykit.session import StudySession
 
@@ -30,6 +33,8 @@ class ExportResult:
     removed: tuple[str, ...] = ()
     revlog: int = 0
     scheduled: bool = False
+    media: MediaReport | None = field(default=None, compare=False)
+    """Images and plots packed, plots drawn, skipped, and experiments without a result."""
 
 
 def export_anki(
@@ -44,21 +49,71 @@ def export_anki(
     settings: Settings | None = None,
     scheduling: bool = True,
     progress: Callable[[int], None] | None = None,
+    cache: ExperimentCache | None = None,
+    plot_dir: Path | None = None,
+    plot_progress: PlotProgress | None = None,
 ) -> ExportResult:
     """Write the decks (all, or `deck_ids`) as an Anki package; `progress(n)` per n cards.
 
     Each deck gets an FSRS preset from its options (the `session`'s settings, else
     `settings`). With a `session` and `scheduling`, cards carry their schedule and history.
+    Card images are packed; cards linked to an experiment with a result in `cache` (default:
+    the `session`) carry its plot, drawn into `plot_dir` unless drawn there before, with
+    `plot_progress` told how many are drawn.
     """
+    with tempfile.TemporaryDirectory(prefix="studykit-media-") as staging:
+        return _export(
+            library,
+            path,
+            deck_ids=deck_ids,
+            variants=variants,
+            ledger=ledger,
+            timestamp=timestamp,
+            session=session,
+            settings=settings,
+            scheduling=scheduling,
+            progress=progress,
+            cache=cache if cache is not None else session,
+            plot_dir=plot_dir,
+            plot_progress=plot_progress,
+            staging=Path(staging),
+        )
+
+
+def _export(
+    library: Library,
+    path: Path,
+    *,
+    deck_ids: Sequence[str],
+    variants: int,
+    ledger: ExportLedger | None,
+    timestamp: float | None,
+    session: StudySession | None,
+    settings: Settings | None,
+    scheduling: bool,
+    progress: Callable[[int], None] | None,
+    cache: ExperimentCache | None,
+    plot_dir: Path | None,
+    plot_progress: PlotProgress | None,
+    staging: Path,
+) -> ExportResult:
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
+    from studykit.export.media import MediaPack
     from studykit.export.plan import plan_export, selected_decks
     from studykit.export.variants import variant_source
 
     decks = selected_decks(library, deck_ids)
+    media = MediaPack(library.root, staging, cache=cache, plot_dir=plot_dir)
     plan = plan_export(
-        library, decks, variants=variants, variant_source=variant_source(), progress=progress
+        library,
+        decks,
+        variants=variants,
+        variant_source=variant_source(),
+        progress=progress,
+        media=media,
     )
+    media.draw_missing(plot_progress)
     source: ExportSource | None = None
     if session is not None:
         source = session_source(session, decks, scheduling=scheduling)
@@ -71,6 +126,7 @@ def export_anki(
         ledger=ledger,
         source=source,
         removed_from=[deck.id for deck in decks] if deck_ids else None,
+        media_files=media.files(),
     )
     return ExportResult(
         path=counts.path,
@@ -81,4 +137,5 @@ def export_anki(
         removed=counts.removed,
         revlog=counts.revlog,
         scheduled=source is not None and source.scheduling is not None,
+        media=media.report,
     )

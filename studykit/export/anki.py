@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; col
 .source { margin-top: 1.5em; font-size: 14px; color: #777; }
 .cloze { font-weight: bold; color: #0645ad; }
 pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }
+img { max-width: 100%; height: auto; }
 """
 _SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
 
@@ -128,9 +129,14 @@ class _Package(genanki.Package):  # type: ignore[misc]
     """A genanki package that fills in presets and scheduling before it is zipped."""
 
     def __init__(
-        self, decks: list[Any], plan: ExportPlan, guids: list[str], source: ExportSource | None
+        self,
+        decks: list[Any],
+        plan: ExportPlan,
+        guids: list[str],
+        source: ExportSource | None,
+        media_files: Sequence[Path] = (),
     ) -> None:
-        super().__init__(decks)
+        super().__init__(decks, media_files=[str(path) for path in media_files])
         self.plan, self.guids, self.source = plan, guids, source
         self.revlog = 0
 
@@ -165,8 +171,11 @@ def write_package(
     source: ExportSource | None = None,
     removed_from: Collection[str] | None = (),
     progress: Callable[[int], None] | None = None,
+    media_files: Sequence[Path] = (),
 ) -> PackageCounts:
     """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
+
+    `media_files` go into the package under their file names (the names the fields use).
 
     With a `ledger`, each note's modification time is when its content last changed;
     without, every note has the package's time (`timestamp`, default now). With a `source`,
@@ -177,7 +186,7 @@ def write_package(
     now = int(time.time() if timestamp is None else timestamp)
     guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
     if ledger is None:
-        return _write(plan, Path(path), guids, {}, now, source, progress)
+        return _write(plan, Path(path), guids, {}, now, source, progress, media_files)
     decks = {d.id: d for d in plan.decks}
     records = {
         guid: (planned.deck_id, note_record(planned, decks[planned.deck_id]))
@@ -193,7 +202,7 @@ def write_package(
     }
     gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
     with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
-        return _write(plan, Path(path), guids, stamps, now, source, progress)
+        return _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
 
 
 def _write(
@@ -204,6 +213,7 @@ def _write(
     now: int,
     source: ExportSource | None,
     progress: Callable[[int], None] | None,
+    media_files: Sequence[Path] = (),
 ) -> PackageCounts:
     models = _models()
     decks = {
@@ -225,7 +235,7 @@ def _write(
             progress(1)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    package = _Package(list(decks.values()), plan, guids, source)
+    package = _Package(list(decks.values()), plan, guids, source, media_files)
     try:
         package.write_to_file(str(partial), timestamp=now)
         partial.replace(path)

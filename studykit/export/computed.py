@@ -18,6 +18,8 @@ class TypeInVariant:
     front: str
     answer: str
     back: str
+    values: tuple[tuple[str, int | float], ...] = ()
+    """The drawn parameter values (none for the formula): a linked experiment's inputs."""
 
 
 def _param_latex(name: str) -> str:

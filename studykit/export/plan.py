@@ -6,13 +6,17 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from studykit.citations import render_citations
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
 from studykit.loading import Library
 from studykit.model import COMPUTED_KINDS, Card, Deck, Note
+
+if TYPE_CHECKING:
+    from studykit.export.media import MediaPack
 
 ModelKind = Literal["basic", "reversed", "cloze", "type-in"]
 Progress = Callable[[int], None]
@@ -61,22 +65,45 @@ def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
     return tuple(tag for tag in seen if tag)
 
 
-def _source(note: Note | None, card: Card) -> str:
+def _source(note: Note | None, card: Card, media: MediaPack | None) -> str:
+    """The cited section's title, and the plot of the experiment the section links to."""
     section = note.section(card.source) if note is not None and card.source else None
-    return inline_html(section.title) if section is not None else ""
+    if section is None:
+        return ""
+    plot = media.plot(section.experiment) if media is not None else ""
+    title = inline_html(section.title)
+    return f"{title}<br>{markdown_html(plot)}" if plot else title
 
 
 def _card_notes(
-    deck: Deck, note: Note | None, card: Card, variants: int, source: VariantSource | None
+    deck: Deck,
+    note: Note | None,
+    card: Card,
+    variants: int,
+    source: VariantSource | None,
+    media: MediaPack | None = None,
+    folder: Path | None = None,
 ) -> tuple[list[PlannedNote], bool]:
-    """The notes for one card, and whether a computed card went out without drawn values."""
-    tags, where = _tags(deck, card), _source(note, card)
+    """The notes for one card, and whether a computed card went out without drawn values.
+
+    With `media`, images are packed (paths relative to `folder`, the deck file's) and the
+    plot of the card's linked experiment goes at the end of its back.
+    """
+    tags, where = _tags(deck, card), _source(note, card, media)
     key = ("studykit", deck.id, card.id)
 
-    def field(text: str, *, cloze: bool = False) -> str:
-        return markdown_html(render_citations(text, note), cloze=cloze)
+    def field(text: str, *, cloze: bool = False, plot: str = "") -> str:
+        text = render_citations(text, note)
+        if media is not None and folder is not None:
+            text = media.images(text, folder)
+        if plot:  # after the images: the plot is packed already
+            text = f"{text}\n\n{plot}" if text.strip() else plot
+        return markdown_html(text, cloze=cloze)
 
-    back = field(card.back or "")
+    def plot(values: dict[str, object] | None = None) -> str:
+        return media.plot(card.experiment, values) if media is not None else ""
+
+    back = field(card.back or "", plot=plot() if card.kind not in COMPUTED_KINDS else "")
     if card.kind == "cloze":
         fields = (field(card.front, cloze=True), back, where)
         return [PlannedNote("cloze", deck.id, card.id, key, fields, tags)], False
@@ -90,7 +117,8 @@ def _card_notes(
     for variant in drawn or [formula_variant(card)]:
         guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
         answer = html.escape(variant.answer, quote=False)
-        typed = (field(variant.front), answer, field(variant.back), where)
+        drawn_back = field(variant.back, plot=plot(dict(variant.values)))
+        typed = (field(variant.front), answer, drawn_back, where)
         notes.append(PlannedNote("type-in", deck.id, card.id, guid, typed, tags))
     return notes, not baked
 
@@ -108,14 +136,22 @@ def plan_export(
     variants: int = 3,
     variant_source: VariantSource | None = None,
     progress: Progress | None = None,
+    media: MediaPack | None = None,
 ) -> ExportPlan:
-    """Build the notes of `decks`; `progress(n)` is told after every n cards."""
+    """Build the notes of `decks`; `progress(n)` is told after every n cards.
+
+    With `media`, card images and linked experiments' plots are collected into it.
+    """
     planned: list[PlannedNote] = []
     unbaked: list[str] = []
     for deck in decks:
         note = library.note_for(deck)
+        origin = deck.origin
+        folder = (library.root / origin.path).parent if origin is not None else library.root
         for card in deck.cards:
-            notes, formula_only = _card_notes(deck, note, card, variants, variant_source)
+            notes, formula_only = _card_notes(
+                deck, note, card, variants, variant_source, media, folder
+            )
             planned += notes
             if formula_only:
                 unbaked.append(f"{deck.id}/{card.id}")

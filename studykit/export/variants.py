@@ -65,7 +65,15 @@ def baked_variants(deck: Deck, card: Card, count: int) -> Sequence[TypeInVariant
         if card.kind == "numeric":  # Anki compares typed text exactly; say what we accept
             text += f"\n\nAccepted: {_accepted(card)}."
         text += f"\n\n{back}" if back and back.strip() else ""
-        baked.append(TypeInVariant(seed=seed, front=variant.front(), answer=typed, back=text))
+        baked.append(
+            TypeInVariant(
+                seed=seed,
+                front=variant.front(),
+                answer=typed,
+                back=text,
+                values=tuple(variant.values.items()),
+            )
+        )
     return baked or None
 
 

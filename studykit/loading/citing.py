@@ -17,7 +17,7 @@ def source_lines(text: str) -> list[str]:
     return LINE_BREAK.split(text)
 
 
-def _place(node: ScalarNode, index: int, lines: Sequence[str]) -> tuple[int, int]:
+def scalar_place(node: ScalarNode, index: int, lines: Sequence[str]) -> tuple[int, int]:
     """1-based line and column in the file of character `index` of a scalar's value."""
     value = node.value
     row = value.count("\n", 0, index)
@@ -50,7 +50,7 @@ def _text_problems(
             continue
         _, node = locate(root, loc)
         if isinstance(node, ScalarNode):
-            line, column = _place(node, citation.start, lines)
+            line, column = scalar_place(node, citation.start, lines)
             problems.append(LoadProblem(rel, line, column, wrong[0], wrong[1]))
         else:
             problems.append(problem_along(rel, root, loc, wrong[0], wrong[1]))

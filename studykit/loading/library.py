@@ -11,6 +11,7 @@ from pathlib import Path
 from studykit.loading.citing import deck_citation_problems
 from studykit.loading.evidence import evidence_problems
 from studykit.loading.file import LoadedFile, load_file
+from studykit.loading.images import image_problems
 from studykit.loading.positions import problem_along
 from studykit.loading.problems import LoadProblem
 from studykit.loading.references import reference_problems
@@ -49,7 +50,9 @@ def load_library(root: Path) -> Library:
       note, or whose `agrees_with` names no claim of it (or whose `examples` name values
       that are not the card's parameters), is dropped whole (not just the card). So are
       duplicate ids inside a file
-      (cards in a deck; sections, and claims across sections, in a note).
+      (cards in a deck; sections, and claims across sections, in a note), and so are
+      files whose markdown shows a local image that is missing, not a regular file, too
+      large, or outside the root (`studykit.images`).
     - When two files use the same note or deck id, the first in path order keeps
       it and the later file is dropped with a problem naming both.
     """
@@ -69,6 +72,9 @@ def load_library(root: Path) -> Library:
                     "give this note its own id",
                 )
             )
+        if isinstance(note, Note) and not file.problems:
+            assert file.root is not None
+            file.problems.extend(image_problems(rel, file.root, note, path, root, file.lines))
         if isinstance(note, Note) and not file.problems:
             notes[note.id] = note
         else:
@@ -98,6 +104,7 @@ def load_library(root: Path) -> Library:
                 file.problems.extend(
                     deck_citation_problems(rel, file.root, deck, cited, file.lines)
                 )
+                file.problems.extend(image_problems(rel, file.root, deck, path, root, file.lines))
         if isinstance(deck, Deck) and not file.problems:
             decks[deck.id] = deck
         else:

@@ -11,9 +11,10 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_PANEL_REVIEWS", "memory_panel_lines"]
 
-# Calibration replays the whole log in Python (about 20 µs a review, on the UI thread); beyond
-# this the panel shows the model line only, to keep the screen quick.
-MAX_PANEL_REVIEWS = 20_000
+# Calibration replays the whole log in Python (about 20 µs a review, in a thread worker while
+# the panel says it is working); beyond this the panel shows the model line only, so the
+# panel never takes more than a few seconds.
+MAX_PANEL_REVIEWS = 100_000
 _PANEL_RETENTIONS = tuple(round(0.70 + 0.03 * i, 2) for i in range(10))  # .70 ... .97
 
 
@@ -50,21 +51,25 @@ def memory_panel_lines(session: StudySession, *, width: int = 30) -> list[str]:
         return [*lines, "Workload curve: install the torch extra (pip install 'studykit[torch]')"]
     from fsrs.scheduler import DEFAULT_PARAMETERS
 
-    from studykit.memory.workload import curve, plot_lines, recommend
+    from studykit.memory.workload import curve, plot_lines, recommend, with_current
 
     inputs = session.workload_inputs()
     if inputs["new"] + len(inputs["stability"]) == 0:
         return lines
     settings = session.settings
+    current = settings.desired_retention
     table = curve(
         list(DEFAULT_PARAMETERS) if model is None else model["parameters"],
         inputs,
         days=180,
         new_per_day=settings.new_per_day,
         reviews_per_day=settings.reviews_per_day,
-        retentions=_PANEL_RETENTIONS,
+        retentions=with_current(_PANEL_RETENTIONS, current),
     )
     best = recommend(table)
-    lines.append(f"Workload over 180 days (best desired retention {best.retention:.2f}):")
-    lines += plot_lines(table, best, width=width)
+    lines.append(
+        f"Workload over 180 days (best desired retention {best.retention:.2f}, "
+        f"yours {current:.2f}):"
+    )
+    lines += plot_lines(table, best, current=current, width=width)
     return lines

@@ -18,6 +18,7 @@ __all__ = [
     "plot_lines",
     "recommend",
     "simulate_workload",
+    "with_current",
 ]
 
 MAX_DAYS = 3650
@@ -201,19 +202,33 @@ def curve(
     ]
 
 
+def with_current(retentions: Sequence[float], current: float) -> tuple[float, ...]:
+    """The retentions plus the one the user schedules with, in order (so its row can be marked)."""
+    return tuple(sorted({*retentions, round(current, 3)}))
+
+
 def recommend(rows: Sequence[Row]) -> Row:
     """The row with the least time per card remembered."""
     return min(rows, key=lambda row: row.minutes_per_remembered)
 
 
-def plot_lines(rows: Sequence[Row], best: Row, *, width: int = 40) -> list[str]:
-    """A terminal bar per retention: minutes per card remembered, the curve to minimise."""
+def plot_lines(
+    rows: Sequence[Row], best: Row, *, current: float | None = None, width: int = 40
+) -> list[str]:
+    """A terminal bar per retention: minutes per card remembered, the curve to minimise.
+
+    The recommended row is marked, and the row of `current`, the retention in use.
+    """
     finite = [r.minutes_per_remembered for r in rows if np.isfinite(r.minutes_per_remembered)]
     top = max(finite, default=1.0) or 1.0
     lines = ["minutes per card remembered"]
     for row in rows:
         value = row.minutes_per_remembered
         bar = "█" * max(1, round(width * value / top)) if np.isfinite(value) else "∞"
-        mark = "  ◀ recommended" if row is best else ""
+        marks = [
+            *(["recommended"] if row is best else []),
+            *(["yours"] if current is not None and row.retention == round(current, 3) else []),
+        ]
+        mark = f"  ◀ {', '.join(marks)}" if marks else ""
         lines.append(f"{row.retention:.2f} {bar} {value:.2f}{mark}")
     return lines

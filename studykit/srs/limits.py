@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Collection, Mapping
 from datetime import datetime
 
 from studykit.config import Settings
 from studykit.model import Deck
+from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.records import DayCount, to_us
 from studykit.srs.scheduler import State
 from studykit.srs.store import Store
 
-__all__ = ["DailyTally"]
+__all__ = ["Counts", "DailyTally", "ScopeLimits"]
+
+Counts = tuple[int, int, int]  # (new, learning, review)
+
+# As in Anki (v3 scheduler): the limits of every deck in a review's scope cap that deck's cards
+# and those of its sub-decks in the scope together, and an answer counts against the limits of
+# its deck and of every parent deck. Parents outside the scope do not cap it, and a name that is
+# only a parent (no deck of its own) has no limits.
 
 
 class DailyTally:
@@ -45,11 +55,69 @@ class DailyTally:
         """Answers today in every deck."""
         return sum(count.answers for count in self._done.values())
 
-    def left(self, deck: Deck, settings: Settings) -> tuple[int, int]:
-        """(new, reviews) this deck may still show today."""
-        done = self._done.get(deck.id, DayCount())
+    def left(self, deck: Deck, settings: Settings, under: Collection[str]) -> tuple[int, int]:
+        """(new, reviews) the limits of `deck` still allow; `under`: it and its sub-decks."""
+        done = [self._done.get(deck_id, DayCount()) for deck_id in under]
         new_limit = deck.new_per_day if deck.new_per_day is not None else settings.new_per_day
         review_limit = (
             deck.reviews_per_day if deck.reviews_per_day is not None else settings.reviews_per_day
         )
-        return max(0, new_limit - done.new), max(0, review_limit - done.reviews)
+        return (
+            max(0, new_limit - sum(d.new for d in done)),
+            max(0, review_limit - sum(d.reviews for d in done)),
+        )
+
+
+class ScopeLimits:
+    """What the limits allow in one review scope: a deck's own and its parent decks' in scope."""
+
+    def __init__(
+        self,
+        tally: DailyTally,
+        settings: Settings,
+        decks: Mapping[str, Deck],
+        tree: DeckHierarchy,
+        scope: Collection[str],
+    ) -> None:
+        self._tally = tally
+        self._settings = settings
+        self._decks = decks
+        self._tree = tree
+        self._scope = scope
+        self._own: dict[str, tuple[int, int]] = {}
+
+    def _own_left(self, deck_id: str) -> tuple[int, int]:
+        left = self._own.get(deck_id)
+        if left is None:
+            deck = self._decks[deck_id]
+            left = self._tally.left(deck, self._settings, self._tree.subtree(deck_id))
+            self._own[deck_id] = left
+        return left
+
+    def _chain(self, deck_id: str) -> list[str]:
+        """The deck and its parent decks in scope: every limit its next card must fit."""
+        return [deck_id, *(p for p in self._tree.ancestors(deck_id) if p in self._scope)]
+
+    def allows_new(self, deck_id: str) -> bool:
+        """True while one more new card of this deck fits every limit over it."""
+        return all(self._own_left(d)[0] > 0 for d in self._chain(deck_id))
+
+    def allows_review(self, deck_id: str) -> bool:
+        """True while one more review of this deck fits every limit over it."""
+        return all(self._own_left(d)[1] > 0 for d in self._chain(deck_id))
+
+    def total(self, available: Mapping[str, Counts]) -> Counts:
+        """What studying the scope serves today, from what each deck in it has available."""
+        # Deepest decks first, so that a parent adds sub-decks already capped by their limits.
+        order = sorted(available, key=lambda d: len(self._tree.ancestors(d)), reverse=True)
+        below: defaultdict[str | None, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for deck_id in order:
+            sub = below[deck_id]
+            new, learning, review = (a + b for a, b in zip(available[deck_id], sub, strict=True))
+            new_left, review_left = self._own_left(deck_id)
+            into = below[self._tree.parent_in(deck_id, self._scope)]
+            into[0] += min(new, new_left)
+            into[1] += learning
+            into[2] += min(review, review_left)
+        top = below[None]
+        return top[0], top[1], top[2]

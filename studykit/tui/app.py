@@ -47,6 +47,9 @@ class StudykitApp(App[None]):
 
     CSS_PATH = "studykit.tcss"
     TITLE = "studykit"
+    # Every screen gets `-narrow` below 100 columns and `-short` below 32 rows (studykit.tcss).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 (App declares it)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]  # noqa: RUF012
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("e", "experiments", "Experiments"),
@@ -273,6 +276,7 @@ class StudykitApp(App[None]):
             deck_ids=deck_ids,
             ledger=ExportLedger.in_data_dir(data_dir),
             session=session,
+            plot_dir=data_dir / "plots",
         )
         self.post_message(Exported(title, result))
 
@@ -285,6 +289,17 @@ class StudykitApp(App[None]):
         ]
         if result.unbaked:
             lines.append(f"{len(result.unbaked)} computed card(s) as their formula only.")
+        media = result.media
+        if media is not None and media.skipped_plots:
+            lines.append(
+                f"{media.skipped_plots} plot(s) skipped: install the plots extra (matplotlib)."
+            )
+        if media is not None and media.missing:
+            names = ", ".join(sorted({run.experiment for run in media.missing}))
+            lines.append(
+                f"{len(media.missing)} linked experiment run(s) not run yet, so no plot "
+                f"({names}): run them in Experiments, or see `studykit export anki`."
+            )
         self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------

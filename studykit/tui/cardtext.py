@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from studykit.citations import render_citations
+from studykit.images import image_placeholders
 from studykit.mathscan import split_code_fences, split_maths
 from studykit.mathtext import latex_to_unicode, markdown_to_terminal
 from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card, Note
@@ -69,8 +70,8 @@ def clozes_outside_maths(front: str) -> str:
 
 
 def cited_markdown(text: str, note: Note | None) -> str:
-    """Markdown for the terminal: citations rendered from `note`, maths as Unicode."""
-    return markdown_to_terminal(render_citations(text, note))
+    """Markdown for the terminal: citations rendered, maths as Unicode, images `[image: alt]`."""
+    return markdown_to_terminal(image_placeholders(render_citations(text, note)))
 
 
 def front_markdown(card: Card, note: Note | None = None) -> str:

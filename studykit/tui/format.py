@@ -1,8 +1,12 @@
-"""Short human forms of intervals, durations and local times for the UI."""
+"""Short human forms of intervals, durations, local times and deck names for the UI."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+
+from rich.cells import cell_len, set_cell_size
+
+from studykit.srs.hierarchy import SEPARATOR, deck_path
 
 _MINUTE = 60
 _HOUR = 60 * _MINUTE
@@ -45,3 +49,18 @@ def format_until(delta: timedelta) -> str:
 def format_local(moment: datetime) -> str:
     """A UTC moment in the user's local time zone, e.g. `Tue 12 May 14:20`."""
     return moment.astimezone().strftime("%a %d %b %H:%M")
+
+
+def fit_deck_name(name: str, width: int) -> str:
+    """A deck name in `width` cells: parents give way first (`…::Sub`), the last part stays."""
+    if cell_len(name) <= width:
+        return name
+    parts = deck_path(name) or (name,)
+    for start in range(1, len(parts)):
+        shorter = "…::" + SEPARATOR.join(parts[start:])
+        if cell_len(shorter) <= width:
+            return shorter
+    last = parts[-1]
+    if cell_len(last) <= width:
+        return last
+    return set_cell_size(last, max(0, width - 1)) + "…" if width > 0 else ""

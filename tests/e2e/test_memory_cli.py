@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import pty
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -19,8 +21,8 @@ from studykit.memory.simulate import simulate
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
 needs_optimizer = pytest.mark.skipif(
-    not all(importlib.util.find_spec(m) for m in ("torch", "pandas", "tqdm", "numpy")),
-    reason="the torch extra (torch, pandas, tqdm) is not installed",
+    not all(importlib.util.find_spec(m) for m in ("torch", "numpy")),
+    reason="the torch extra (torch, numpy) is not installed",
 )
 
 
@@ -99,6 +101,7 @@ def test_simulate_cli_writes_a_history_and_checks_the_learner_file(tmp_path: Pat
     assert refused.returncode == 2 and "`easy`" in refused.stderr
     result = run("simulate", "--days", "5", "--json", root=root, data_dir=tmp_path / "d")
     assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no progress bar when piped
     document = json.loads(result.stdout)
     assert document["cards"] == 5 and document["answers"] == len(review_log(tmp_path / "d"))
     end = datetime.fromisoformat(document["end"])
@@ -161,6 +164,36 @@ def test_optimize_apply_reschedule(studied: tuple[Path, Path], tmp_path: Path) -
 
 
 @needs_optimizer
+def test_optimize_progress_moves_on_a_terminal_and_is_silent_when_piped(
+    studied: tuple[Path, Path],
+) -> None:
+    root, data = studied
+    for flags in ((), ("--json",)):
+        piped = run("optimize", *flags, root=root, data_dir=data)
+        assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "studykit", "--root", str(root), "--data-dir", str(data)]
+    with subprocess.Popen(
+        [*command, "optimize"], stdout=subprocess.PIPE, stderr=follower, env=env
+    ) as child:
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closes with the child
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert child.wait(timeout=300) == 0
+    os.close(leader)
+    steps = {int(p) for p in re.findall(rb"(\d+)%", shown)}
+    assert b"Fitting" in shown and len(steps - {0, 100}) >= 4, shown[-400:]
+
+
+@needs_optimizer
 def test_workload_rows_and_recommendation(studied: tuple[Path, Path]) -> None:
     root, data = studied
     result = run("workload", "--json", "--days", "90", root=root, data_dir=data)
@@ -173,6 +206,9 @@ def test_workload_rows_and_recommendation(studied: tuple[Path, Path]) -> None:
     assert all(0 < r["remembered"] <= 120 for r in rows)
     text = run("workload", "--days", "30", root=root, data_dir=data)
     assert "Recommended desired retention" in text.stdout and "█" in text.stdout
+    assert doc["current"] == 0.9
+    (mine,) = [line for line in text.stdout.splitlines() if line.startswith("0.90 █")]
+    assert mine.endswith("yours")
 
 
 def test_without_torch_the_commands_name_the_extra(small: tuple[Path, Path]) -> None:

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Input, Markdown, Rule, Static
+from textual.widgets import DataTable, Input, Markdown, Rule, Static
 
 from studykit.browser import BrowserView, CardBrowser, Detail
 from studykit.browsing import Browse, CardRow, HistoryRow, question_line
@@ -28,6 +28,7 @@ from studykit.tui.format import format_interval
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 WIDE = 110
@@ -112,7 +113,7 @@ class BrowserScreen(LoudWorkers, Screen[None]):
                     yield Rule(id="browser-rule")
                     yield Markdown(id="browser-back")
                 yield DataTable(id="browser-history", cursor_type="none", zebra_stripes=True)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#browser-list", DataTable)

@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, OptionList, ProgressBar, Static
+from textual.widgets import Button, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -33,6 +33,7 @@ from studykit.experiments.registry import experiments
 from studykit.tui.guard import describe_error
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING, ExperimentForm
 from studykit.tui.widgets.experiment_result import ExperimentResultView
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 RUN_WORKER = "experiment-run"
@@ -169,7 +170,7 @@ class ExperimentsScreen(Screen[None]):
                     yield ProgressBar(total=1.0, id="experiment-progress", show_eta=False)
                 yield Static("", id="experiment-status", markup=False)
                 yield ExperimentResultView(id="experiment-result")
-        yield Footer()
+        yield StudyFooter()
 
     def _form(self, experiment: Experiment) -> ExperimentForm:
         return ExperimentForm(

@@ -10,11 +10,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from studykit.session import StudySession
 from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class FinishScreen(Screen[None]):
             )
             yield Static("", id="next-due", markup=False)
             yield Static("Press escape to go back to your decks.", id="finish-hint")
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.update_next_due()

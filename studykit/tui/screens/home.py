@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tree
+from textual.widgets import Static, Tree
 
 from studykit.ids import slug
 from studykit.session import DeckCounts, StudySession
@@ -24,6 +24,7 @@ from studykit.tui.messages import (
     StatsRequested,
 )
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -78,7 +79,7 @@ class HomeScreen(Screen[None]):
             yield Static("", id="no-decks", markup=False)
         with Vertical(id="problems-box"), VerticalScroll(id="problems"):
             yield Static("", id="problems-text", markup=False)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.refresh_decks()
@@ -106,7 +107,7 @@ class HomeScreen(Screen[None]):
         with shown_on_screen(self, "Could not count your cards"):
             counts = self.session.deck_counts()
             self._counts = {c.deck_id: c for c in counts}
-            self._show(build_deck_groups(counts))
+            self._show(build_deck_groups(counts, self.session.scope_remaining))
 
     def _show(self, groups: list[DeckGroup]) -> None:
         tree = self.query_one(DeckTree)

@@ -8,9 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from studykit.tui.messages import ReloadRequested
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -33,7 +34,7 @@ class LoadingScreen(Screen[None]):
             yield Static("Loading your decks…", id="loading-text")
             yield LoadingIndicator(id="loading-indicator")
             yield Static("", id="loading-error", markup=False)
-        yield Footer()
+        yield StudyFooter()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "retry":

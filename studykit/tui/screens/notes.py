@@ -5,17 +5,19 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.markdown import Markdown as RichMarkdown
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from studykit.model import Note, Section
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -58,6 +60,7 @@ class NotesScreen(Screen[None]):
         Binding("escape", "back", "Back"),
         Binding("tab", "app.focus_next", "Switch pane", show=False),
         Binding("e", "experiment", "Run section's experiment"),
+        Binding("t", "toggle_sections", "Sections"),
     ]
 
     def __init__(self, note: Note, *, section_id: str | None = None) -> None:
@@ -84,11 +87,12 @@ class NotesScreen(Screen[None]):
                     yield Static(" › ".join(self.note.path), id="note-path", markup=False)
                 for i, section in enumerate(self.note.sections, start=1):
                     yield SectionView(i, section, self.note)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         sections = self.query_one("#sections", OptionList)
         sections.focus()
+        self.call_after_refresh(self._focus_shown)  # breakpoint classes arrive with the size
         if self.section_id is not None:
             sections.highlighted = sections.get_option_index(self.section_id)
             self.call_after_refresh(self.jump_to, self.section_id)
@@ -110,8 +114,36 @@ class NotesScreen(Screen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id is not None:
-            self.jump_to(event.option.id)
+            self.remove_class("-sections-open")  # a narrow drawer closes on a choice
             self.query_one("#note-text", VerticalScroll).focus()
+            self.jump_to(event.option.id)
+
+    def _sections_shown(self) -> bool:
+        if self.has_class("-narrow"):
+            return self.has_class("-sections-open")
+        return not self.has_class("-sections-closed")
+
+    def _focus_shown(self) -> None:
+        """Focus the section list when it is shown, else the text (arrows scroll it)."""
+        pane = "#sections" if self._sections_shown() else "#note-text"
+        self.query_one(pane).focus()
+
+    def action_toggle_sections(self) -> None:
+        """Show or hide the section list (hidden by default on narrow terminals)."""
+        if self.has_class("-narrow"):
+            self.toggle_class("-sections-open")
+        else:
+            self.toggle_class("-sections-closed")
+        self._focus_shown()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._keep_focus_shown)
+
+    def _keep_focus_shown(self) -> None:
+        """After a resize, move focus off a section list that the new width hides."""
+        focused = self.focused
+        if focused is None or (focused.id == "sections" and not self._sections_shown()):
+            self._focus_shown()
 
     def action_back(self) -> None:
         self.dismiss()

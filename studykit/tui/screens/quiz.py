@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Markdown, Rule, Static
+from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
@@ -21,6 +21,7 @@ from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule alone."
@@ -78,7 +79,7 @@ class QuizScreen(LoudWorkers, Screen[None]):
             yield Button("Show answer", id="quiz-show", variant="primary")
             for _, name in RATINGS:
                 yield Button(name, id=f"quiz-{name.lower()}", classes="rating")
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.runner.submit("Could not start the quiz", self.flow.start)
@@ -226,7 +227,7 @@ class QuizScoreScreen(Screen[None]):
             yield Static(f"Score: {right} / {total}", id="quiz-score", markup=False)
             yield Static("\n".join(lines), id="quiz-misses", markup=False)
             yield Static("Escape: back to your decks · r: another quiz", id="quiz-hint")
-        yield Footer()
+        yield StudyFooter()
 
     def action_home(self) -> None:
         self.post_message(HomeRequested())

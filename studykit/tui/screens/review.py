@@ -10,13 +10,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Markdown, Rule, Static
+from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
 from studykit.session import Rating, StudyCard, StudySession
+from studykit.srs.hierarchy import deck_path
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.format import fit_deck_name
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import (
@@ -27,6 +29,7 @@ from studykit.tui.messages import (
     ReviewScope,
 )
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.measured_value import MeasuredValue
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -80,6 +83,7 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         self.flow = flow or StudyFlow(session, scope.deck_ids)
         self.runner = FlowRunner(self)
         self.card: StudyCard | None = None
+        self._progress = Text()
         self.revealed = False
         self._undo_first = undo
 
@@ -99,7 +103,7 @@ class ReviewScreen(LoudWorkers, Screen[None]):
             yield Button("Show answer", id="show", variant="primary")
             for _, name in RATINGS:
                 yield Button(name, id=name.lower(), classes="rating")
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         if self._undo_first:
@@ -154,15 +158,11 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
         self.set_class(False, "-revealed")
-        self.query_one("#review-deck", Static).update(
-            Text.assemble(
-                terminal_safe(card.deck.name), (f"  ·  {STATE_LABELS[card.state]}", "dim")
-            )
-        )
+        self._progress = progress_text(*shown.remaining)
+        self._show_deck_line()
         leech = self.query_one("#leech", Static)
         leech.display = card.leech
         leech.update(f"Leech: forgotten {card.lapses} times. Consider rewriting this card.")
-        self.query_one("#review-progress", Static).update(progress_text(*shown.remaining))
         self.query_one("#card", VerticalScroll).scroll_home(animate=False)
         if shown.variant is not None:
             panel.focus_input()  # digits and space go into the answer, not to the bindings
@@ -170,6 +170,26 @@ class ReviewScreen(LoudWorkers, Screen[None]):
             self.query_one("#show", Button).focus()
         self._say(shown.note, undoable=shown.undoable, typing=shown.variant is not None)
         self.refresh_bindings()
+
+    def _show_deck_line(self) -> None:
+        """The card's deck and state left, today's counts right; a narrow line keeps the
+        deck name's last part (and drops the state before it)."""
+        card = self.card
+        if card is None:
+            return
+        self.query_one("#review-progress", Static).update(self._progress)
+        # #review-top pads 2 cells each side; keep one cell between deck and counts.
+        room = self.size.width - 4 - self._progress.cell_len - 1
+        name = terminal_safe(card.deck.name)
+        state = f"  ·  {STATE_LABELS[card.state]}"
+        fitted = fit_deck_name(name, room - len(state))
+        last = (deck_path(name) or (name,))[-1]
+        if not fitted.endswith(last):
+            fitted, state = fit_deck_name(name, room), ""
+        self.query_one("#review-deck", Static).update(Text.assemble(fitted, (state, "dim")))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._show_deck_line()
 
     async def _show_answer(self, revealed: Revealed) -> None:
         if revealed.card is not self.card:

@@ -6,15 +6,19 @@ from collections.abc import Callable
 from datetime import date
 from typing import ClassVar
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from studykit.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
-from studykit.tui.guard import shown_on_screen
+from studykit.tui.guard import describe_error, shown_on_screen
+from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
@@ -35,6 +39,10 @@ def summary_lines(stats: Stats) -> list[tuple[str, str]]:
         ("Suspended", str(stats.suspended)),
         ("Leeches", str(stats.leeches)),
     ]
+
+
+MEMORY_WORKER = "memory-panel"
+MEMORY_LOADING = "Working out calibration and the workload curve…"
 
 
 class StatsScreen(Screen[None]):
@@ -65,7 +73,7 @@ class StatsScreen(Screen[None]):
             yield Static("", id="heatmap", classes="chart", markup=False)
             yield Static("Memory model", classes="chart-title")
             yield Static("", id="memory", classes="chart", markup=False)
-        yield Footer()
+        yield StudyFooter()
 
     def on_mount(self) -> None:
         self.action_refresh()
@@ -73,10 +81,34 @@ class StatsScreen(Screen[None]):
     def action_refresh(self) -> None:
         with shown_on_screen(self, "Could not compute statistics"):
             self._show(self.session.stats())
-        with shown_on_screen(self, "Could not describe the memory model"):
-            from studykit.memory.panel import memory_panel_lines
+        self.query_one("#memory", Static).update(MEMORY_LOADING)
+        self.describe_memory()
 
-            self.query_one("#memory", Static).update("\n".join(memory_panel_lines(self.session)))
+    class MemoryDescribed(Message):
+        """The memory panel's lines, worked out off the UI thread."""
+
+        def __init__(self, lines: list[str]) -> None:
+            super().__init__()
+            self.lines = lines
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="memory", name=MEMORY_WORKER)
+    def describe_memory(self) -> None:
+        """Replay the review log for calibration and simulate the workload (seconds at most)."""
+        from studykit.memory.panel import memory_panel_lines
+
+        lines = memory_panel_lines(self.session)
+        if not get_current_worker().is_cancelled:  # a later refresh replaced this one
+            self.post_message(self.MemoryDescribed(lines))
+
+    def on_stats_screen_memory_described(self, message: MemoryDescribed) -> None:
+        self.query_one("#memory", Static).update("\n".join(message.lines))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        error = event.worker.error
+        if event.worker.name == MEMORY_WORKER and event.state == WorkerState.ERROR and error:
+            self.query_one("#memory", Static).update(
+                f"Could not describe the memory model: {describe_error(error)}"
+            )
 
     def _show(self, stats: Stats) -> None:
         pairs = summary_lines(stats)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
@@ -12,10 +12,11 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from studykit.srs.hierarchy import SEPARATOR, deck_path
 from studykit.terminal import terminal_safe
 
 COUNT_WIDTH = 7
-SEPARATOR = "::"
+Totals = Callable[[Sequence[str]], tuple[int, int, int]]
 
 
 class HasCounts(Protocol):
@@ -60,14 +61,16 @@ class DeckGroup:
             yield from child.walk()
 
 
-def build_deck_groups(counts: Iterable[HasCounts]) -> list[DeckGroup]:
-    """Nest decks by their `::`-separated names; a parent's counts are its subtree's sums."""
+def build_deck_groups(counts: Iterable[HasCounts], totals: Totals | None = None) -> list[DeckGroup]:
+    """Nest decks by their `::`-separated names; a parent's counts are its subtree's sums.
+
+    With `totals`, every node shows `totals(node.deck_ids)` instead: what reviewing it serves
+    when parent decks' limits cap their sub-decks (`StudySession.scope_remaining`).
+    """
     top: list[DeckGroup] = []
     index: dict[tuple[str, ...], DeckGroup] = {}
     for deck in counts:
-        name = terminal_safe(deck.name)
-        parts = tuple(p.strip() for p in name.split(SEPARATOR) if p.strip())
-        parts = parts or (deck.deck_id,)
+        parts = deck_path(terminal_safe(deck.name)) or (deck.deck_id,)
         claimed = index.get(parts)
         if claimed is not None and claimed.deck_id is not None:
             # two decks with one name: keep both, told apart by id
@@ -85,6 +88,9 @@ def build_deck_groups(counts: Iterable[HasCounts]) -> list[DeckGroup]:
             group.due += deck.due
             siblings = group.children
         index[parts].deck_id = deck.deck_id
+    if totals is not None:
+        for group in index.values():
+            group.new, group.learning, group.due = totals(group.deck_ids)
     return top
 
 

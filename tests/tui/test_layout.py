@@ -1,0 +1,117 @@
+"""What each size must keep, checked on the widgets: Quit in the footer, the deck name's last
+part, a graded typed card without scrolling, the notes list as a drawer when narrow."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from rich.cells import cell_len
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList, Static
+
+from studykit.session import StudySession
+from studykit.tui.app import StudykitApp, make_app
+from studykit.tui.format import fit_deck_name
+from studykit.tui.screens.home import HomeScreen
+from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.screens.review import ReviewScreen
+from studykit.tui.widgets.answer_panel import AnswerPanel
+from studykit.tui.widgets.footer import StudyFooter
+from tests.conftest import FakeClock
+
+from .helpers import plain, settle
+from .screens_library import COMPUTED, library, with_history
+
+SIZES = [(80, 24), (120, 40)]
+MakeSession = Callable[..., StudySession]
+
+
+@pytest.fixture
+def session(make_session: MakeSession, fixed_clock: FakeClock) -> StudySession:
+    return with_history(make_session(library()), fixed_clock)
+
+
+def assert_quit_shown(app: StudykitApp) -> None:
+    footer = app.screen.query_one(StudyFooter)
+    first = footer.children[0]
+    assert getattr(first, "action", None) == "quit"
+    assert first.region.right <= app.size.width, "Quit is cut off"
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_every_screen_keeps_quit_in_its_footer(
+    session: StudySession, size: tuple[int, int]
+) -> None:
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=size) as pilot:
+        for key, name in (("", "home"), ("n", "notes"), ("s", "stats"), ("e", "experiments")):
+            await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+            if key:
+                await pilot.press(key)
+                await settle(pilot, lambda n=name: app.screen.id == n)  # type: ignore[misc]
+            await pilot.pause()
+            assert_quit_shown(app)
+            if key:
+                await pilot.press("escape")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_graded_typed_card_fits_with_the_deck_name_s_last_part(
+    session: StudySession, size: tuple[int, int]
+) -> None:
+    app = make_app(session.settings, session=session, start="review", deck_id="eigen-computed")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await settle(pilot, lambda: screen.card is not None)
+        line = screen.query_one("#review-deck", Static)
+        text = plain(line)
+        assert "Computed practice" in text and cell_len(text) <= line.size.width
+        assert (COMPUTED in text) == (size[0] >= 120)
+        await pilot.press("1", "0", "0", "enter")
+        await settle(pilot, lambda: screen.query_one(AnswerPanel).has_class("-solved"))
+        await settle(pilot, lambda: screen.revealed)
+        await pilot.pause()
+        card = screen.query_one("#card", VerticalScroll)
+        assert card.max_scroll_y == 0, f"the graded card scrolls by {card.max_scroll_y} rows"
+        assert_quit_shown(app)  # hidden only while typing, where q is a letter
+        assert screen.query_one("#easy").region.bottom <= size[1] - 1  # above the footer
+
+
+async def test_the_notes_list_is_a_drawer_when_narrow(session: StudySession) -> None:
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.press("n")
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        screen = app.screen
+        sections = screen.query_one("#sections", OptionList)
+        text = screen.query_one("#note-text", VerticalScroll)
+        await pilot.pause()
+        assert not sections.display and app.focused is text
+        assert text.size.width >= 76  # the whole width for reading
+        await pilot.press("t")
+        await pilot.pause()
+        assert sections.display and app.focused is sections
+        assert text.size.width >= 76  # the drawer lies over the text
+        await pilot.press("down", "down", "enter")
+        await settle(pilot, lambda: not sections.display)
+        target = screen.query_one("#section-s3")
+        assert app.focused is text
+        assert text.scroll_y == min(target.virtual_region.y, text.max_scroll_y) > 0
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot, lambda: sections.display)
+        await pilot.press("t")
+        await settle(pilot, lambda: not sections.display)
+
+
+def test_fit_deck_name_drops_parents_first() -> None:
+    name = "Maths::Linear algebra::Eigenvalues"
+    assert fit_deck_name(name, 40) == name
+    assert fit_deck_name(name, 30) == "…::Linear algebra::Eigenvalues"
+    assert fit_deck_name(name, 16) == "…::Eigenvalues"
+    assert fit_deck_name(name, 11) == "Eigenvalues"
+    assert fit_deck_name(name, 6) == "Eigen…"
+    assert fit_deck_name(name, 0) == ""

@@ -1,0 +1,148 @@
+"""SVG snapshots of the screens at 80x24 and 120x40 (pytest-textual-snapshot).
+
+Deterministic by construction: a hand-built library, a database in tmp_path, the fake clock
+(2026-03-02T09:00Z, UTC study days), history answered at fixed times, one-choice variants, no
+experiment link on the typed card, the CUDA probe answered, the cursor not blinking.
+Update after a deliberate change with `pytest tests/tui/test_snapshots.py --snapshot-update`,
+and look at the SVGs in tests/tui/__snapshots__/ before committing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+import pytest
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.widgets import Input, Static
+
+from studykit.experiments import availability
+from studykit.session import StudySession
+from studykit.tui.app import make_app
+from studykit.tui.screens.experiments import ExperimentsScreen
+from studykit.tui.screens.home import HomeScreen
+from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.screens.review import ReviewScreen
+from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen
+from studykit.tui.widgets.answer_panel import AnswerPanel
+from studykit.tui.widgets.experiment_form import CUDA_CHECKING
+from tests.conftest import FakeClock
+
+from .helpers import settle
+from .screens_library import library, with_history
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+MakeSession = Callable[..., StudySession]
+SnapCompare = Callable[..., bool]
+Before = Callable[[Pilot[None]], Awaitable[None]]
+
+
+@pytest.fixture
+def session(make_session: MakeSession, fixed_clock: FakeClock) -> StudySession:
+    """The library with a week of answers behind it, at the fixed clock's time."""
+    return with_history(make_session(library()), fixed_clock)
+
+
+@pytest.fixture(autouse=True)
+def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CUDA probe is a separate Python; its answer would differ between machines."""
+    monkeypatch.setattr(availability, "cuda_status", lambda: "not asked in these tests")
+
+
+async def steady(pilot: Pilot[None], screen: type[Screen[None]], until: Callable[[], bool]) -> None:
+    """Wait for `screen` and `until()`, then stop every cursor blinking."""
+    await settle(pilot, lambda: isinstance(pilot.app.screen, screen) and until())
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+def review_screen(app: App[None]) -> ReviewScreen:
+    screen = app.screen
+    assert isinstance(screen, ReviewScreen)
+    return screen
+
+
+async def home(pilot: Pilot[None]) -> None:
+    await steady(pilot, HomeScreen, lambda: True)
+
+
+async def front(pilot: Pilot[None]) -> None:
+    await steady(pilot, ReviewScreen, lambda: review_screen(pilot.app).card is not None)
+
+
+async def revealed(pilot: Pilot[None]) -> None:
+    await front(pilot)
+    await pilot.press("space")
+    await steady(pilot, ReviewScreen, lambda: review_screen(pilot.app).revealed)
+
+
+async def graded(pilot: Pilot[None]) -> None:
+    await front(pilot)
+    await pilot.press("1", "0", "0", "enter")  # wrong: k = 44
+
+    def solved() -> bool:
+        screen = review_screen(pilot.app)
+        return screen.revealed and screen.query_one(AnswerPanel).has_class("-solved")
+
+    await steady(pilot, ReviewScreen, solved)
+
+
+async def notes(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("n")
+    await steady(pilot, NotesScreen, lambda: True)
+
+
+async def notes_drawer(pilot: Pilot[None]) -> None:
+    await notes(pilot)
+    await pilot.press("t")
+    await steady(pilot, NotesScreen, lambda: pilot.app.screen.has_class("-sections-open"))
+
+
+async def stats(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("s")
+
+    def described() -> bool:  # the memory panel is worked out in a thread worker
+        memory = pilot.app.screen.query_one("#memory", Static)
+        return str(memory.render()) not in ("", MEMORY_LOADING)
+
+    await steady(pilot, StatsScreen, described)
+
+
+async def experiments(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("e")
+
+    def probed() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, ExperimentsScreen) and screen.cuda != CUDA_CHECKING
+
+    await steady(pilot, ExperimentsScreen, probed)
+
+
+VIEWS: dict[str, tuple[str, str | None, Before]] = {
+    # name: (start screen, deck to review, what to do before the picture)
+    "home": ("home", None, home),
+    "review-front": ("review", "eigen", front),
+    "review-revealed": ("review", "eigen", revealed),
+    "review-typed-graded": ("review", "eigen-computed", graded),
+    "notes": ("home", None, notes),
+    "stats": ("home", None, stats),
+    "experiments": ("home", None, experiments),
+}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_screen(snap_compare: SnapCompare, session: StudySession, view: str, size: str) -> None:
+    start, deck_id, before = VIEWS[view]
+    app = make_app(session.settings, session=session, start=start, deck_id=deck_id)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=before)
+
+
+def test_notes_drawer_at_80x24(snap_compare: SnapCompare, session: StudySession) -> None:
+    app = make_app(session.settings, session=session)
+    assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=notes_drawer)
