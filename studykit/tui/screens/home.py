@@ -53,7 +53,8 @@ class HomeScreen(Screen[None]):
         Binding("r", "reload", "Reload"),
         Binding("x", "export", "Export to Anki"),
         Binding("b", "browse", "Browse"),
-        Binding("exclamation_mark", "suspended", "Suspended", key_display="!"),
+        # The browser on is:suspended; off the footer, which `b` (the whole browser) needs.
+        Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
     ]
 
     class ExportRequested(Message):
