@@ -16,6 +16,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_browse
 import bench_child
 import bench_experiments
 import bench_export
@@ -144,6 +145,7 @@ def main() -> None:
         bench_loading(tmp)
         bench_queue(tmp)
         bench_answer(tmp)
+        bench_browse.bench_browse(tmp)
         bench_check()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -90,18 +90,11 @@ def _problem_json(problem: LoadProblem) -> dict[str, Any]:
 
 
 def _deck_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    from studykit.terminal import table_lines
+
     headers = ("ID", "NAME", "NEW", "LEARN", "DUE", "TOTAL")
     keys = ("id", "name", "new", "learning", "due", "total")
-    from studykit.terminal import terminal_safe
-
-    cells = [headers, *[tuple(terminal_safe(str(row[k])) for k in keys) for row in rows]]
-    widths = [max(len(line[i]) for line in cells) for i in range(len(headers))]
-    lines = []
-    for line in cells:
-        left = [f"{line[i]:<{widths[i]}}" for i in range(2)]
-        right = [f"{line[i]:>{widths[i]}}" for i in range(2, len(headers))]
-        lines.append("  ".join(left + right).rstrip())
-    return lines
+    return table_lines(headers, ([row[k] for k in keys] for row in rows), right={2, 3, 4, 5})
 
 
 @cli.command()
@@ -166,7 +159,10 @@ cli.add_command(schema)
 from studykit.commands.show import show  # noqa: E402
 
 cli.add_command(show)
+from studykit.commands.cards import cards  # noqa: E402
 from studykit.commands.suspend import suspend, unsuspend  # noqa: E402
+
+cli.add_command(cards)
 
 cli.add_command(suspend)
 cli.add_command(unsuspend)

@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.model import COMPUTED_KINDS
@@ -28,7 +27,6 @@ __all__ = [
     "Revealed",
     "Shown",
     "StudyFlow",
-    "SuspendedCards",
 ]
 
 Clock = Callable[[], float]  # seconds, monotonic
@@ -75,31 +73,13 @@ class QuizDone:
 
 
 @dataclass(frozen=True)
-class SuspendedCards:
-    """The suspended cards in scope, manual and leeches."""
-
-    cards: tuple[StudyCard, ...]
-    note: str = ""
-    undoable: bool = False
-
-
-@dataclass(frozen=True)
 class Notice:
     """Nothing changed on screen; tell the user why."""
 
     text: str
 
 
-FlowResult = Shown | Revealed | Finished | QuizDone | SuspendedCards | Notice
-Action = Literal["rate", "bury", "suspend", "unsuspend"]
-
-
-@dataclass(frozen=True)
-class _Done:
-    """One action on the undo stack."""
-
-    action: Action
-    card: StudyCard
+FlowResult = Shown | Revealed | Finished | QuizDone | Notice
 
 
 class _CardFlow:
@@ -165,7 +145,11 @@ class _CardFlow:
 
 
 class StudyFlow(_CardFlow):
-    """A review over some decks (None: all): the due queue, rotation, undo of every action."""
+    """A review over some decks (None: all): the due queue, rotation, undo of every action.
+
+    The undo stack is the session's: `u` takes back the last action of any kind, made here
+    or in the card browser.
+    """
 
     def __init__(
         self,
@@ -177,7 +161,6 @@ class StudyFlow(_CardFlow):
     ) -> None:
         super().__init__(session, deck_ids, clock=clock, seeds=seeds)
         self._last_deck: str | None = None
-        self._done: list[_Done] = []
 
     def _pick(self) -> StudyCard | None:
         """The next card in scope; over several decks, start after the last card's deck."""
@@ -213,7 +196,6 @@ class StudyFlow(_CardFlow):
         if card is None or not self.revealed:
             return None  # a key pressed twice: the second finds the next card unrevealed
         self._commit(card, Rating(rating))
-        self._done.append(_Done("rate", card))
         after = self.session.study_card(card.deck.id, card.card.id)
         leech = after.suspended and not card.suspended
         return self.next("Leech: suspended." if leech else "", undoable=leech)
@@ -224,7 +206,6 @@ class StudyFlow(_CardFlow):
         if card is None:
             return None
         self.session.bury(card)
-        self._done.append(_Done("bury", card))
         return self.next("Buried until tomorrow.", undoable=True)
 
     def suspend(self) -> Shown | Finished | None:
@@ -233,38 +214,22 @@ class StudyFlow(_CardFlow):
         if card is None:
             return None
         self.session.suspend(card)
-        self._done.append(_Done("suspend", card))
         return self.next("Suspended.", undoable=True)
 
-    def suspended(self, note: str = "", *, undoable: bool = False) -> SuspendedCards:
-        """The suspended cards in scope."""
-        cards = [c for d in self._scope_ids() for c in self.session.suspended_cards(d)]
-        return SuspendedCards(tuple(cards), note, undoable)
-
-    def unsuspend(self, card: StudyCard) -> SuspendedCards:
-        """Put a suspended card (a leech too) back in the queue; the suspended cards left."""
-        self.session.unsuspend(card)
-        self._done.append(_Done("unsuspend", card))
-        return self.suspended(f"Unsuspended {card.deck.id}/{card.card.id}.", undoable=True)
-
-    def undo(self) -> Shown | Finished | SuspendedCards | Notice:
-        """Undo this flow's last action (before any: the last logged answer) and show its card."""
-        done = self._done.pop() if self._done else None
-        if done is None or done.action == "rate":
-            card = self.session.undo()
-            if card is None:
-                return Notice("Nothing to undo.")
-            return self.show(card, "Undone: the rating.")
+    def undo(self) -> Shown | Notice:
+        """Undo the session's last action of any kind; show its card when it can be studied."""
+        done = self.session.undo_last()
+        if done is None:
+            return Notice("Nothing to undo.")
         card = done.card
-        if done.action == "bury":
-            self.session.unbury(card)
-        elif done.action == "suspend":
-            self.session.unsuspend(card)
-        else:
-            self.session.suspend(card)
-            return self.suspended(f"Suspended {card.deck.id}/{card.card.id} again.")
-        fresh = self.session.study_card(card.deck.id, card.card.id)
-        return self.show(fresh, f"Undone: the {done.action}.")
+        if done.action in _SHOWN_AGAIN and card is not None:
+            label = "rating" if done.action == "rate" else done.action
+            return self.show(card, f"Undone: the {label}.")
+        return Notice(f"Undone: the {done.action} of {done.name}.")
+
+
+# Undoing these brings back the card they moved on from; the others happen in the browser.
+_SHOWN_AGAIN = frozenset({"rate", "bury", "suspend"})
 
 
 class QuizFlow(_CardFlow):

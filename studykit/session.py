@@ -4,16 +4,27 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
+from itertools import islice
 from types import TracebackType
 from typing import Any, Concatenate, Literal, ParamSpec, Self, TypeVar
 
+from studykit.browsing import (
+    BROWSE_LIMIT,
+    Browse,
+    CardRow,
+    HistoryRow,
+    card_facts,
+    deck_facts,
+    history_rows,
+)
 from studykit.config import Settings
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
 from studykit.model import Card, Deck
+from studykit.search import Facts, Query
 from studykit.srs import studyday
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.limits import DailyTally, ScopeLimits
@@ -26,12 +37,15 @@ from studykit.stats import Stats, collect_stats
 
 __all__ = [
     "LEARN_AHEAD",
+    "UNDO_DEPTH",
+    "Action",
     "DeckCounts",
     "NotLoadedError",
     "Rating",
     "Stats",
     "StudyCard",
     "StudySession",
+    "Undone",
     "utc_now",
 ]
 
@@ -40,6 +54,10 @@ __all__ = [
 
 # As in Anki: when nothing else is left, a learning card due this soon is shown now.
 LEARN_AHEAD = timedelta(minutes=20)
+UNDO_DEPTH = 1000
+"""Actions the undo stack remembers (the oldest are dropped first)."""
+
+Action = Literal["rate", "bury", "unbury", "suspend", "unsuspend", "forget"]
 
 StateName = Literal["new", "learning", "review", "relearning"]
 _STATE_NAMES: Mapping[State | None, StateName] = {
@@ -81,6 +99,33 @@ class StudyCard:
     lapses: int
     leech: bool
     suspended: bool
+
+
+@dataclass(frozen=True)
+class _Undoable:
+    """One action on the session's undo stack; `log_id` names its review-log or forget row."""
+
+    action: Action
+    key: int
+    deck_id: str
+    card_id: str
+    before: CardState
+    log_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What an undo took back, and its card as it is now (None when it is no longer loaded)."""
+
+    action: Action
+    deck_id: str
+    card_id: str
+    card: StudyCard | None
+
+    @property
+    def name(self) -> str:
+        """`deck/card`."""
+        return f"{self.deck_id}/{self.card_id}"
 
 
 P = ParamSpec("P")
@@ -125,6 +170,8 @@ class StudySession:
         self._today = DailyTally()
         self._tree = DeckHierarchy(library.decks.values())
         self._decks = index_decks(library.decks.values(), store.queue_rows())
+        self._undo: list[_Undoable] = []  # every kind of action, newest last
+        self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
 
     @classmethod
     def open(
@@ -149,6 +196,10 @@ class StudySession:
     def now(self) -> datetime:
         """The session's clock, in UTC (a fake one in tests)."""
         return ensure_utc(self._clock())
+
+    def local(self, moment: datetime) -> datetime:
+        """`moment` in the session's time zone (the machine's when none was given)."""
+        return moment.astimezone(self._tz)
 
     def study_day(self, moment: datetime) -> date:
         """The local study day of an instant: days change at the rollover hour, not midnight."""
@@ -368,7 +419,7 @@ class StudySession:
             to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
         )
         after = answered(before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses)
-        self.store.record_answer(
+        log_id = self.store.record_answer(
             before,
             after,
             rating=rating,
@@ -378,48 +429,131 @@ class StudySession:
         )
         reindex(after)
         self._today.record(card.deck.id, before.state)
+        self._push("rate", before, log_id)
+
+    def _push(self, action: Action, before: CardState, log_id: int | None = None) -> None:
+        self._undo.append(
+            _Undoable(action, before.key, before.deck_id, before.card_id, before, log_id)
+        )
+        del self._undo[:-UNDO_DEPTH]
 
     @_synchronized
     def undo(self) -> StudyCard | None:
-        """Undo the last logged answer (persisted); that card again, or None if nothing to undo."""
-        last = self.store.last_answer()
-        if last is None:
-            return None
-        restored = undone(last, self.store.get_state(last.key) or last.after)
-        self.store.undo_answer(last.id, restored)
-        self._today.forget()  # recount today's answers from the log
-        found = self._find(last.deck_id, last.card_id)
-        if found is None:
-            return None  # the card is no longer loaded; its row stays
-        found[0].put(found[1], restored)
-        return self._study_card(*found)
+        """Undo the last action of any kind; its card as it is now, or None."""
+        done = self.undo_last()
+        return None if done is None else done.card
 
-    def _change(self, card: StudyCard, change: Callable[[CardState], CardState]) -> None:
+    @_synchronized
+    def undo_last(self) -> Undone | None:
+        """Undo the last action of any kind (persisted); None when there is nothing to undo.
+
+        The stack holds this session's actions; below them, the newest logged answer or
+        forget (which outlive a restart) is undone.
+        """
+        while True:
+            logged = not self._undo
+            entry = self._logged_last() if logged else self._undo.pop()
+            if entry is None:
+                return None
+            restored = self._revert(entry)
+            if restored is not None:
+                break
+            if logged:  # the log's own newest row could not be taken back: stop, never spin
+                return None
+        found = self._find(entry.deck_id, entry.card_id)
+        card = None
+        if found is not None:  # a card no longer loaded keeps its row, unshown
+            found[0].put(found[1], restored)
+            card = self._study_card(*found)
+        return Undone(entry.action, entry.deck_id, entry.card_id, card)
+
+    def _logged_last(self) -> _Undoable | None:
+        """The newest logged answer or forget as an undo entry (after a restart)."""
+        answer, forget = self.store.last_answer(), self.store.last_forget()
+        if answer is not None and (forget is None or answer.reviewed_at >= forget.forgotten_at):
+            return _Undoable(
+                "rate", answer.key, answer.deck_id, answer.card_id, answer.before, answer.id
+            )
+        if forget is not None:
+            before = forget.before
+            return _Undoable(
+                "forget", forget.key, before.deck_id, before.card_id, before, forget.id
+            )
+        return None
+
+    def _revert(self, entry: _Undoable) -> CardState | None:
+        """Take one action back in the store; the restored state (None: it was already gone)."""
+        current = self.store.get_state(entry.key) or entry.before
+        if entry.action == "rate":
+            answer = None if entry.log_id is None else self.store.answer(entry.log_id)
+            if answer is None:
+                return None
+            restored = undone(answer, current)
+            self.store.undo_answer(answer.id, restored)
+            self._today.forget()  # recount today's answers from the log
+            return restored
+        if entry.action == "forget":
+            assert entry.log_id is not None
+            restored = replace(entry.before, suspended=current.suspended)
+            self.store.undo_forget(entry.log_id, restored)
+            return restored
+        if entry.action in ("bury", "unbury"):
+            restored = replace(current, buried_until=entry.before.buried_until)
+        else:
+            restored = replace(current, suspended=entry.before.suspended)
+        self.store.put_state(restored)
+        return restored
+
+    def _change(
+        self, card: StudyCard, action: Action, change: Callable[[CardState], CardState]
+    ) -> None:
         reindex, state = self._locate(card)
         updated = change(state)
         self.store.put_state(updated)
         reindex(updated)
+        self._push(action, state)
 
     @_synchronized
     def bury(self, card: StudyCard) -> None:
         """Hide a card until the next rollover."""
         _, end = self.day_bounds(self.now())
-        self._change(card, lambda state: replace(state, buried_until=end))
+        self._change(card, "bury", lambda state: replace(state, buried_until=end))
 
     @_synchronized
     def suspend(self, card: StudyCard) -> None:
         """Hide a card until it is unsuspended."""
-        self._change(card, lambda state: replace(state, suspended=True))
+        self._change(card, "suspend", lambda state: replace(state, suspended=True))
 
     @_synchronized
     def unsuspend(self, card: StudyCard) -> None:
         """Show a suspended card again (a leech keeps its leech flag)."""
-        self._change(card, lambda state: replace(state, suspended=False))
+        self._change(card, "unsuspend", lambda state: replace(state, suspended=False))
 
     @_synchronized
     def unbury(self, card: StudyCard) -> None:
         """Show a buried card again today."""
-        self._change(card, lambda state: replace(state, buried_until=None))
+        self._change(card, "unbury", lambda state: replace(state, buried_until=None))
+
+    @_synchronized
+    def forget(self, card: StudyCard) -> bool:
+        """Reset a card to new; its review history stays, and the forget is logged for undo.
+
+        Suspension, leech and bury flags stay. False (nothing done) for a card that is new.
+        """
+        reindex, before = self._locate(card)
+        if before.state is None:
+            return False
+        after = before.as_new()
+        log_id = self.store.record_forget(before, after, at=self.now())
+        reindex(after)
+        self._push("forget", before, log_id)
+        return True
+
+    @_synchronized
+    def is_buried(self, card: StudyCard) -> bool:
+        """True while a card is buried."""
+        found = self._find(card.deck.id, card.card.id)
+        return found is not None and found[0].is_buried(found[1], to_us(self.now()))
 
     @_synchronized
     def is_due(self, card: StudyCard) -> bool:
@@ -433,6 +567,97 @@ class StudySession:
         if slot.state is None or slot.suspended or slot.due_us is None:
             return False
         return slot.due_us < end_us and not index.is_buried(pos, now_us)
+
+    # -- browsing --------------------------------------------------------------------------
+
+    def _states_of(self, index: DeckIndex, pos: int, now_us: int, end_us: int) -> frozenset[str]:
+        slot = index.slots[pos]
+        states = set()
+        if slot.state is None:
+            states.add("new")
+        elif slot.state == State.Review:
+            states.add("review")
+        else:
+            states.add("learning")
+        buried = index.is_buried(pos, now_us)
+        if slot.suspended:
+            states.add("suspended")
+        if slot.leech:
+            states.add("leech")
+        if buried:
+            states.add("buried")
+        due = slot.due_us is not None and slot.due_us < end_us
+        if slot.state is not None and due and not slot.suspended and not buried:
+            states.add("due")
+        return frozenset(states)
+
+    def _card_facts(self, index: DeckIndex) -> list[Facts]:
+        """The search facts of a deck's cards, built on first use."""
+        facts = self._facts.get(index.deck.id)
+        if facts is None:
+            deck_tags = deck_facts(index.deck).tags
+            facts = [card_facts(index.deck, card, deck_tags) for card in index.deck.cards]
+            self._facts[index.deck.id] = facts
+        return facts
+
+    @_synchronized
+    def browse(
+        self, query: Query, *, deck_id: str | None = None, limit: int = BROWSE_LIMIT
+    ) -> Browse:
+        """Cards matching `query` (in one deck and its sub-decks, or all), in deck order.
+
+        At most `limit` rows are built; the others are only counted.
+        """
+        scope = self.deck_scope(deck_id)
+        _, now_us, end_us = self._window()
+        per_deck, per_card = query.only("deck"), query.without("deck")
+        with_states = per_card.needs_states
+        none: frozenset[str] = frozenset()
+        found: list[tuple[DeckIndex, int]] = []
+        total = 0
+        for index in self._decks.values():
+            if scope is not None and index.deck.id not in scope:
+                continue
+            if not per_deck.matches(deck_facts(index.deck), none):
+                continue
+            positions: Collection[int] = index.position.values()
+            if per_card.terms:
+                facts = self._card_facts(index)
+                states_of = self._states_of
+                positions = [
+                    pos
+                    for pos in positions
+                    if per_card.matches(
+                        facts[pos],
+                        states_of(index, pos, now_us, end_us) if with_states else none,
+                    )
+                ]
+            total += len(positions)
+            found.extend((index, pos) for pos in islice(positions, max(0, limit - len(found))))
+        stored = self.store.states_of([index.key(pos) for index, pos in found])
+        rows = []
+        for index, pos in found:
+            states = self._states_of(index, pos, now_us, end_us)
+            card = self._study_card(index, pos)
+            state = stored.get(index.key(pos))
+            rows.append(CardRow.of(card, state, buried="buried" in states, due="due" in states))
+        return Browse(tuple(rows), total)
+
+    @_synchronized
+    def card_row(self, card: StudyCard) -> CardRow:
+        """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
+        fresh = self.study_card(card.deck.id, card.card.id)
+        found = self._find(card.deck.id, card.card.id)
+        assert found is not None
+        _, now_us, end_us = self._window()
+        states = self._states_of(*found, now_us, end_us)
+        stored = self.store.get_state(fresh.key)
+        return CardRow.of(fresh, stored, buried="buried" in states, due="due" in states)
+
+    @_synchronized
+    def card_history(self, card: StudyCard) -> list[HistoryRow]:
+        """A card's answers and forgets, oldest first."""
+        return history_rows(self.store.history(card.key), self.store.forgets(card.key))
 
     # -- export ----------------------------------------------------------------------------
 
@@ -513,6 +738,9 @@ class StudySession:
                 key = index.key(pos)
                 state = self.store.get_state(key)
                 history = self.store.history(key) if state and state.state else []
+                forgets = self.store.forgets(key) if history else []
+                if forgets:  # a forget starts the card afresh: replay only what came after
+                    history = [a for a in history if a.reviewed_at > forgets[-1].forgotten_at]
                 if state is None or not history:
                     continue
                 fsrs_card = Scheduler.new_card(key, now=history[0].reviewed_at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable, Sequence
 
 # C0 and C1 controls, DEL, and the invisible bidi and line-separator characters that can
 # reorder or hide what a terminal shows (the "Trojan Source" set).
@@ -43,3 +44,18 @@ def one_line(message: str) -> str:
     safe = terminal_safe(message)
     safe = _LONG_QUOTED.sub(lambda match: f"`{shorten(match.group(1), NAME_LIMIT)}`", safe)
     return shorten(safe, LINE_LIMIT)
+
+
+def table_lines(
+    headers: Sequence[str], rows: Iterable[Sequence[object]], *, right: Collection[int] = ()
+) -> list[str]:
+    """Rows as aligned text columns, cells made terminal-safe; columns in `right` right-aligned."""
+    cells = [tuple(headers), *(tuple(terminal_safe(str(cell)) for cell in row) for row in rows)]
+    widths = [max(len(line[i]) for line in cells) for i in range(len(headers))]
+    return [
+        "  ".join(
+            f"{cell:>{widths[i]}}" if i in right else f"{cell:<{widths[i]}}"
+            for i, cell in enumerate(line)
+        ).rstrip()
+        for line in cells
+    ]

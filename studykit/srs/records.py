@@ -18,6 +18,7 @@ __all__ = [
     "Answer",
     "CardState",
     "DayCount",
+    "Forget",
     "from_us",
     "opt_from_us",
     "opt_to_us",
@@ -216,6 +217,23 @@ ANSWER_COLUMNS: tuple[str, ...] = (
     "source",
 )
 assert len(ANSWER_COLUMNS) == len(fields(Answer))
+
+
+@dataclass(frozen=True, slots=True)
+class Forget:
+    """One row of the forget log: a card reset to new, and its state before."""
+
+    id: int
+    key: int
+    forgotten_at: datetime
+    before: CardState
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Self:
+        """A forget from (id, key, forgotten_at_us, before_json)."""
+        return cls(
+            id=row[0], key=row[1], forgotten_at=from_us(row[2]), before=CardState.from_json(row[3])
+        )
 
 
 @dataclass(frozen=True, slots=True)

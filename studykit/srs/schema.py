@@ -95,6 +95,21 @@ MIGRATIONS: tuple[Migration, ...] = (
         # are no answers, so stats, daily limits and the optimizer leave them out.
         ("ALTER TABLE review_log ADD COLUMN source TEXT",),
     ),
+    Migration(
+        4,
+        "forget log: a card reset to new keeps its review history; its state before is kept here",
+        (
+            """CREATE TABLE forget_log (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                key INTEGER NOT NULL REFERENCES card_state (key),
+                deck_id TEXT NOT NULL,
+                card_id TEXT NOT NULL,
+                forgotten_at_us INTEGER NOT NULL,
+                before_json TEXT NOT NULL
+            )""",
+            "CREATE INDEX forget_log_key ON forget_log (key, forgotten_at_us)",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

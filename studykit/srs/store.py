@@ -25,6 +25,7 @@ from studykit.srs.records import (
     Answer,
     CardState,
     DayCount,
+    Forget,
     from_us,
     to_us,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "Answer",
     "CardState",
     "DayCount",
+    "Forget",
     "Migration",
     "Store",
     "StoreError",
@@ -51,6 +53,7 @@ _UPSERT_STATE = (
 )
 _SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
 _SELECT_ANSWER = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log"
+_SELECT_FORGET = "SELECT id, key, forgotten_at_us, before_json FROM forget_log"
 
 
 class StoreError(StudykitError):
@@ -308,6 +311,17 @@ class Store:
         rows = self._query(f"{_SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
         return [CardState.from_row(row) for row in rows]
 
+    def states_of(self, keys: Sequence[int]) -> dict[int, CardState]:
+        """The stored states of these cards (at most a page of them), by key."""
+        found: dict[int, CardState] = {}
+        for start in range(0, len(keys), 500):
+            chunk = tuple(keys[start : start + 500])
+            marks = ", ".join("?" for _ in chunk)
+            for row in self._query(f"{_SELECT_STATE} WHERE key IN ({marks})", chunk):
+                state = CardState.from_row(row)
+                found[state.key] = state
+        return found
+
     def get_state(self, key: int) -> CardState | None:
         """The stored state of one card, if it has one."""
         rows = self._query(f"{_SELECT_STATE} WHERE key = ?", (key,))
@@ -402,6 +416,11 @@ class Store:
         rows = self._query(f"{_SELECT_ANSWER} WHERE source IS NULL ORDER BY id DESC LIMIT 1")
         return Answer.from_row(rows[0]) if rows else None
 
+    def answer(self, answer_id: int) -> Answer | None:
+        """One review-log row, if it is still there."""
+        rows = self._query(f"{_SELECT_ANSWER} WHERE id = ?", (answer_id,))
+        return Answer.from_row(rows[0]) if rows else None
+
     def history(self, key: int) -> list[Answer]:
         """Every logged answer of one card, oldest first."""
         rows = self._query(f"{_SELECT_ANSWER} WHERE key = ? ORDER BY id", (key,))
@@ -422,6 +441,40 @@ class Store:
             deleted = conn.execute("DELETE FROM review_log WHERE id = ?", (answer_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: review {answer_id} is no longer in the log")
+            conn.execute(_UPSERT_STATE, restored.to_row())
+
+    # -- forget log ----------------------------------------------------------------------
+
+    def record_forget(self, before: CardState, after: CardState, *, at: datetime) -> int:
+        """Write the reset state and keep the state before, in ONE committed transaction."""
+        if before.key != after.key:
+            raise ValueError("before and after belong to different cards")
+        with self._transaction() as conn:
+            conn.execute(_UPSERT_STATE, after.to_row())
+            cursor = conn.execute(
+                "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (after.key, after.deck_id, after.card_id, to_us(at), before.to_json()),
+            )
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+    def last_forget(self) -> Forget | None:
+        """The most recent forget, if any."""
+        rows = self._query(f"{_SELECT_FORGET} ORDER BY id DESC LIMIT 1")
+        return Forget.from_row(rows[0]) if rows else None
+
+    def forgets(self, key: int) -> list[Forget]:
+        """Every forget of one card, oldest first."""
+        rows = self._query(f"{_SELECT_FORGET} WHERE key = ? ORDER BY id", (key,))
+        return [Forget.from_row(row) for row in rows]
+
+    def undo_forget(self, forget_id: int, restored: CardState) -> None:
+        """Delete a forget row and write the restored state, in one committed transaction."""
+        with self._transaction() as conn:
+            deleted = conn.execute("DELETE FROM forget_log WHERE id = ?", (forget_id,))
+            if deleted.rowcount != 1:
+                raise StoreError(f"{self.path}: forget {forget_id} is no longer in the log")
             conn.execute(_UPSERT_STATE, restored.to_row())
 
     def day_counts(self, since: datetime) -> dict[str, DayCount]:

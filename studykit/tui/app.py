@@ -19,6 +19,7 @@ from studykit.session import StudySession
 from studykit.terminal import terminal_safe
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
+    BrowseRequested,
     ExperimentRequested,
     Exported,
     HomeRequested,
@@ -29,7 +30,6 @@ from studykit.tui.messages import (
     ReviewRequested,
     ReviewScope,
     StatsRequested,
-    SuspendedRequested,
     WorkerFailed,
 )
 from studykit.tui.screens.error import ErrorScreen
@@ -241,11 +241,11 @@ class StudykitApp(App[None]):
         if self.session is not None:
             self.push_screen(StatsScreen(self.session, today=self.today))
 
-    def on_suspended_requested(self, message: SuspendedRequested) -> None:
-        from studykit.tui.screens.suspended import SuspendedScreen
+    def on_browse_requested(self, message: BrowseRequested) -> None:
+        from studykit.tui.screens.browser import BrowserScreen
 
         if self.session is not None:
-            self.push_screen(SuspendedScreen(self.session, message.scope))
+            self.push_screen(BrowserScreen(self.session, message.query))
 
     def on_reload_requested(self, message: ReloadRequested) -> None:
         home = self._home()
@@ -321,9 +321,14 @@ class StudykitApp(App[None]):
             "Quiz", f"{self.questions} questions from every deck", self.action_quiz_all
         )
         yield SystemCommand(
+            "Browse cards",
+            "Search every card: its history; suspend, bury, forget, edit",
+            lambda: self.post_message(BrowseRequested()),
+        )
+        yield SystemCommand(
             "Suspended cards",
-            "Put suspended cards and leeches back into reviews",
-            lambda: self.post_message(SuspendedRequested(ReviewScope("All decks"))),
+            "Put suspended cards and leeches back into reviews (the browser on is:suspended)",
+            lambda: self.post_message(BrowseRequested("is:suspended")),
         )
         yield SystemCommand(
             "Reload", "Reload the content files", lambda: self.post_message(ReloadRequested())

@@ -5,26 +5,26 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Generic, TypeVar
 
 from textual.dom import DOMNode
+from textual.message import Message
 
+from studykit.flow import FlowResult
 from studykit.tui.messages import FlowDone, WorkerFailed
 
-if TYPE_CHECKING:
-    from studykit.flow import FlowResult
-
 FLOW_WORKER = "study-flow"
-Call = Callable[[], "FlowResult | None"]
+T = TypeVar("T")
 
 
-class FlowRunner:
-    """Queue flow calls; one thread worker runs them in order and posts typed messages."""
+class SerialRunner(Generic[T]):
+    """Queue calls; one thread worker runs them in order and posts `done(result)` for each."""
 
-    def __init__(self, node: DOMNode) -> None:
+    def __init__(self, node: DOMNode, done: Callable[[T], Message]) -> None:
         self._node = node
+        self._done = done
         self._lock = threading.Lock()
-        self._pending: deque[tuple[str, Call]] = deque()
+        self._pending: deque[tuple[str, Callable[[], T]]] = deque()
         self._running = False
 
     @property
@@ -33,8 +33,8 @@ class FlowRunner:
         with self._lock:
             return self._running
 
-    def submit(self, title: str, call: Call) -> None:
-        """Run `call` after those before it: FlowDone with its result, or WorkerFailed(title)."""
+    def submit(self, title: str, call: Callable[[], T]) -> None:
+        """Run `call` after those before it: `done` with its result, or WorkerFailed(title)."""
         with self._lock:
             self._pending.append((title, call))
             if self._running:
@@ -57,4 +57,11 @@ class FlowRunner:
             except Exception as error:  # every failure is shown; the next call still runs
                 self._node.post_message(WorkerFailed(title, error))
             else:
-                self._node.post_message(FlowDone(result))
+                self._node.post_message(self._done(result))
+
+
+class FlowRunner(SerialRunner[FlowResult | None]):
+    """A SerialRunner of study-flow calls, posting FlowDone."""
+
+    def __init__(self, node: DOMNode) -> None:
+        super().__init__(node, FlowDone)

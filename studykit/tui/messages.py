@@ -10,6 +10,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from datetime import datetime
 
+    from studykit.browser import BrowserView
     from studykit.export import ExportResult
     from studykit.flow import FlowResult, StudyFlow
 
@@ -80,12 +81,20 @@ class NotesRequested(Message):
         self.section_id = section_id
 
 
-class SuspendedRequested(Message):
-    """List the suspended cards of `scope`, to put some back into reviews."""
+class BrowseRequested(Message):
+    """Open the card browser on a search (e.g. `is:suspended`); empty: every card."""
 
-    def __init__(self, scope: ReviewScope) -> None:
+    def __init__(self, query: str = "") -> None:
         super().__init__()
-        self.scope = scope
+        self.query = query
+
+
+class BrowserDone(Message):
+    """A card-browser call finished in its worker; `view` says what to show."""
+
+    def __init__(self, view: BrowserView) -> None:
+        super().__init__()
+        self.view = view
 
 
 class StatsRequested(Message):

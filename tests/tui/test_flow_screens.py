@@ -16,9 +16,7 @@ from studykit.session import Rating, StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.finish import FinishScreen
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.review import ReviewScreen
-from studykit.tui.screens.suspended import SuspendedScreen
 from studykit.tui.widgets import answer_panel
 from tests.conftest import make_library
 
@@ -174,32 +172,6 @@ async def test_u_after_suspend_undoes_the_suspend_and_finish_undo_goes_back(
         assert last is not None and (last.card_id, last.rating) == ("gradient", Rating.Good)
 
 
-async def test_suspended_cards_go_back_from_home_and_u_undoes(
-    make_session: MakeSession, small_library: Library
-) -> None:
-    session = make_session(small_library)
-    for card_id in ("decay", "parallel"):
-        session.suspend(session.study_card("alpha", card_id))
-    app = make_app(session.settings, session=session)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-        await pilot.press("exclamation_mark")
-        await settle(pilot, lambda: isinstance(app.screen, SuspendedScreen))
-        screen = app.screen
-        assert isinstance(screen, SuspendedScreen)
-        await settle(pilot, lambda: len(screen.cards) == 2)
-        assert "alpha/decay  What is 0.95^295?" in screen_text(app)
-        await pilot.press("enter")  # the first: decay
-        await settle(pilot, lambda: len(screen.cards) == 1)
-        assert not session.study_card("alpha", "decay").suspended
-        assert session.study_card("alpha", "parallel").suspended
-        await pilot.press("u")
-        await settle(pilot, lambda: len(screen.cards) == 2)
-        assert session.study_card("alpha", "decay").suspended
-        await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-
-
 async def test_review_straight_from_the_command_line_opens_behind_loading(
     tmp_settings: Settings,
 ) -> None:
@@ -215,9 +187,11 @@ async def test_review_straight_from_the_command_line_opens_behind_loading(
 async def test_undo_on_finish_with_nothing_to_undo_comes_back_to_finish(
     make_session: MakeSession, small_library: Library
 ) -> None:
-    session = make_session(small_library)
+    before = make_session(small_library)
     for card_id in ("gradient", "context"):
-        session.suspend(session.study_card("beta", card_id))  # nothing left, nothing logged
+        before.suspend(before.study_card("beta", card_id))  # nothing left, nothing logged
+    before.close()
+    session = make_session(small_library)  # suspensions are undoable only in their session
     app = make_app(session.settings, session=session, start="review", deck_id="beta")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, FinishScreen))

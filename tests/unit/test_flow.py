@@ -17,7 +17,6 @@ from studykit.flow import (
     Revealed,
     Shown,
     StudyFlow,
-    SuspendedCards,
 )
 from studykit.loading import Library
 from studykit.model import Card, Deck
@@ -137,19 +136,20 @@ def test_undo_of_bury_and_of_suspend_undoes_that_not_the_rating(
     assert rated.card.card.id == "sequential" and session.store.last_answer() is None
 
 
-def test_unsuspend_and_its_undo(make_session: Factory, small_library: Library) -> None:
+def test_undo_takes_back_an_unsuspend_made_elsewhere(
+    make_session: Factory, small_library: Library
+) -> None:
     session = make_session(small_library)
     flow = StudyFlow(session, ("alpha",))
     first = shown(flow.next()).card
     session.suspend(first)
-    assert [c.card.id for c in flow.suspended().cards] == [first.card.id]
-    left = flow.unsuspend(first)
-    assert left.cards == () and "Unsuspended" in left.note
-    assert session.study_card("alpha", first.card.id).suspended is False
+    session.unsuspend(first)  # e.g. in the card browser: one undo stack for every action
     again = flow.undo()
-    assert isinstance(again, SuspendedCards) and [c.card.id for c in again.cards] == [first.card.id]
+    assert again == Notice(f"Undone: the unsuspend of alpha/{first.card.id}.")
     assert session.study_card("alpha", first.card.id).suspended is True
     assert flow.current is not None and flow.current.card.id == first.card.id  # still shown
+    back = shown(flow.undo())  # then the suspend
+    assert back.card.card.id == first.card.id and not back.card.suspended
 
 
 def test_undo_with_nothing_done_says_so(make_session: Factory, small_library: Library) -> None:

@@ -493,10 +493,27 @@ def test_leech_after_eight_lapses_and_undo(
     assert session.stats().leeches == 0
 
 
-def test_undo_keeps_a_suspension_made_after_the_answer(make_session: Factory) -> None:
+def test_undo_takes_back_the_suspension_then_the_answer(make_session: Factory) -> None:
     session = make_session(make_library([make_deck("d", 2)]))
     card = answer_next(session, Rating.Good)
     session.suspend(session.study_card("d", card.card.id))
+    first = session.undo_last()
+    assert first is not None and first.action == "suspend" and first.card is not None
+    assert first.card.state == "learning" and not first.card.suspended
+    second = session.undo_last()
+    assert second is not None and second.action == "rate" and second.card is not None
+    assert second.card.state == "new"
+
+
+def test_undo_after_a_restart_keeps_a_suspension_made_after_the_answer(
+    make_session: Factory,
+) -> None:
+    library = make_library([make_deck("d", 2)])
+    first = make_session(library)
+    card = answer_next(first, Rating.Good)
+    first.suspend(first.study_card("d", card.card.id))
+    first.close()
+    session = make_session(library)  # the stack is gone; the logged answer is still undoable
     undone = session.undo()
     assert undone is not None and undone.state == "new" and undone.suspended
     assert session.next_card() == session.study_card("d", "d-2")

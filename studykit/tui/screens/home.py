@@ -15,13 +15,13 @@ from studykit.ids import slug
 from studykit.session import DeckCounts, StudySession
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (
+    BrowseRequested,
     NotesRequested,
     QuizRequested,
     ReloadRequested,
     ReviewRequested,
     ReviewScope,
     StatsRequested,
-    SuspendedRequested,
 )
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
 from studykit.tui.widgets.footer import StudyFooter
@@ -31,6 +31,13 @@ from studykit.tui.widgets.title_bar import TitleBar
 def plural(count: int, word: str) -> str:
     """`1 file`, `2 files`."""
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def deck_filter(name: str, deck_id: str | None) -> str:
+    """A search term for a deck and its sub-decks: `deck:"Full::Name"` (`deck:ID` if quoted)."""
+    if '"' not in name:
+        return f'deck:"{name}"'
+    return "" if deck_id is None else f"deck:{deck_id}"
 
 
 class HomeScreen(Screen[None]):
@@ -45,7 +52,9 @@ class HomeScreen(Screen[None]):
         Binding("z", "quiz", "Quiz"),
         Binding("r", "reload", "Reload"),
         Binding("x", "export", "Export to Anki"),
-        Binding("exclamation_mark", "suspended", "Suspended", key_display="!"),
+        Binding("b", "browse", "Browse"),
+        # The browser on is:suspended; off the footer, which `b` (the whole browser) needs.
+        Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
     ]
 
     class ExportRequested(Message):
@@ -178,11 +187,18 @@ class HomeScreen(Screen[None]):
         scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
         self.post_message(QuizRequested(scope))
 
+    def action_browse(self) -> None:
+        """The card browser on every card."""
+        self.post_message(BrowseRequested())
+
     def action_suspended(self) -> None:
-        """The suspended cards of the highlighted deck (or every deck)."""
+        """The card browser on the suspended cards of the highlighted deck (or every deck)."""
         group = self._highlighted()
-        scope = self._scope(group) if group is not None else ReviewScope(title="All decks")
-        self.post_message(SuspendedRequested(scope))
+        deck = ""
+        if group is not None:
+            loaded = self.session.library.decks.get(group.deck_id or "")
+            deck = deck_filter(loaded.name if loaded else group.full_name, group.deck_id)
+        self.post_message(BrowseRequested(f"{deck} is:suspended".strip()))
 
     def action_stats(self) -> None:
         self.post_message(StatsRequested())

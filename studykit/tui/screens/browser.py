@@ -1,0 +1,350 @@
+"""The card browser: search, a list, the selected card with its history, and its actions."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Input, Markdown, Rule, Static
+
+from studykit.browser import BrowserView, CardBrowser, Detail
+from studykit.browsing import Browse, CardRow, HistoryRow, question_line
+from studykit.search import MAX_QUERY
+from studykit.session import StudyCard, StudySession
+from studykit.terminal import terminal_safe
+from studykit.tui.cardtext import back_markdown, front_markdown
+from studykit.tui.editor import EditorError, edit_at
+from studykit.tui.flowrunner import SerialRunner
+from studykit.tui.format import format_interval
+from studykit.tui.guard import LoudWorkers
+from studykit.tui.keys import RATINGS
+from studykit.tui.messages import BrowserDone
+from studykit.tui.widgets.footer import StudyFooter
+from studykit.tui.widgets.title_bar import TitleBar
+
+WIDE = 110
+"""From this many columns the detail sits beside the list, not below it."""
+SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
+# Actions on letters the search box would swallow: hidden from the footer while typing.
+TYPED_OVER = frozenset(
+    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
+)
+# Widths of the list's columns after the question, which takes the rest.
+COLUMNS = {"State": 10, "Due": 10, "Ivl": 5}
+PLACEHOLDER = "Search: words  tag:x  deck:x  is:new|learning|review|due|suspended|leech|buried"
+
+
+def state_label(row: CardRow) -> str:
+    """`review`, `new, suspended`, … — the state and the flags that hold."""
+    return ", ".join(part for part in (row.card.state, row.flags) if part)
+
+
+def due_label(row: CardRow, local: Callable[[datetime], datetime]) -> str:
+    """The due date in local time (`-` for a new card)."""
+    return "-" if row.due is None else f"{local(row.due):%Y-%m-%d}"
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    return "-" if value is None else f"{value:.2f}{unit}"
+
+
+def history_cells(
+    row: HistoryRow, local: Callable[[datetime], datetime]
+) -> tuple[str, str, str, str, str]:
+    """(date, rating, interval, stability, difficulty) of one history row."""
+    rating = "Forgot" if row.rating is None else dict(RATINGS)[row.rating]
+    interval = "-" if row.interval is None else format_interval(row.interval)
+    when = f"{local(row.at):%y-%m-%d %H:%M}"
+    return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
+
+
+class BrowserScreen(LoudWorkers, Screen[None]):
+    """Renders a CardBrowser; its calls run in one serialized worker."""
+
+    SUB_TITLE = "Browse"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", key_display="/", show=False),  # the box says so
+        # One key, two bindings: the footer names what the key does to the selected card.
+        Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
+        Binding("exclamation_mark", "unsuspend", "Unsuspend", key_display="!"),
+        Binding("minus", "bury", "Bury", key_display="-"),
+        Binding("minus", "unbury", "Unbury", key_display="-"),
+        Binding("f", "forget", "Forget"),
+        Binding("e", "edit", "Edit"),
+        Binding("u", "undo", "Undo"),
+        Binding("d", "detail", "Detail"),
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, session: StudySession, query: str = "") -> None:
+        super().__init__(id="browser")
+        self.session = session
+        self.browser = CardBrowser(session, query)
+        self.runner: SerialRunner[BrowserView] = SerialRunner(self, BrowserDone)
+        self.cards: dict[str, StudyCard] = {}  # row key -> card, of the rows listed
+        self.listing: Browse | None = None
+        self.detail: Detail | None = None
+        self._search_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        search = Input(
+            self.browser.query, placeholder=PLACEHOLDER, max_length=MAX_QUERY, id="browser-search"
+        )
+        yield search
+        with Vertical(id="browser-body"):
+            with Vertical(id="browser-left"):
+                yield DataTable(id="browser-list", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="browser-count", markup=False)
+            with Vertical(id="browser-detail"):
+                yield Static("", id="browser-head")
+                with VerticalScroll(id="browser-card"):
+                    yield Markdown(id="browser-front")
+                    yield Rule(id="browser-rule")
+                    yield Markdown(id="browser-back")
+                yield DataTable(id="browser-history", cursor_type="none", zebra_stripes=True)
+        yield StudyFooter()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#browser-list", DataTable)
+        history = self.query_one("#browser-history", DataTable)
+        history.add_columns("Date", "Rating", "Ivl", "Stab.", "Diff.")
+        self.set_class(self.size.width >= WIDE, "-wide")
+        table.focus()
+        query = self.browser.query
+        self.runner.submit("Could not search the cards", lambda: self.browser.search(query))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width >= WIDE, "-wide")
+        if self.listing is not None:
+            self.call_after_refresh(self._fill, self.listing)  # columns fit the new width
+
+    # -- results ---------------------------------------------------------------------------
+
+    async def on_browser_done(self, message: BrowserDone) -> None:
+        """Render what the browser did."""
+        message.stop()
+        view = message.view
+        count = self.query_one("#browser-count", Static)
+        if view.error:  # the search cannot be read: said in red where the count goes
+            count.add_class("-error")
+            count.update(view.error)
+        if view.listing is not None:
+            count.remove_class("-error")
+            self._fill(view.listing)
+        if view.detail is not None or (view.listing is not None and not view.listing.rows):
+            await self._show_detail(view.detail)
+        if view.note:
+            self.notify(f"{view.note} u undoes." if view.undoable else view.note)
+
+    def _fill(self, listing: Browse) -> None:
+        """Put the listed rows in the table, the cursor kept on the same card when it is there."""
+        self.listing = listing
+        table = self.query_one("#browser-list", DataTable)
+        keep = self.browser.selected
+        kept = None if keep is None else f"{keep.deck.id}/{keep.card.id}"
+        old_row = table.cursor_row
+        table.clear(columns=True)
+        fixed = sum(COLUMNS.values())
+        # The question takes what the other columns leave (each column pads 1 either side).
+        question = max(12, table.size.width - fixed - 2 * (len(COLUMNS) + 1) - 2)
+        table.add_column("Question", width=question)
+        for title, width in COLUMNS.items():
+            table.add_column(title, width=width)
+        self.cards = {}
+        for row in listing.rows:
+            self.cards[row.name] = row.card
+            table.add_row(*self._cells(row, question), key=row.name)
+        names = [row.name for row in listing.rows]
+        if not names:
+            self.browser.selected = None  # nothing shown: the keys have nothing to act on
+            self.refresh_bindings()
+        else:
+            at = names.index(kept) if kept in names else min(max(old_row, 0), len(names) - 1)
+            table.move_cursor(row=at, animate=False)
+            if names[at] != kept:
+                self._select(self.cards[names[at]])
+        count = self.query_one("#browser-count", Static)
+        shown = f"{listing.total} card{'' if listing.total == 1 else 's'}"
+        if listing.more:
+            more = f"{listing.more} more: narrow the search"
+            shown = f"{len(listing.rows)} of {listing.total} shown, {more}"
+        count.update(shown)
+
+    def _cells(self, row: CardRow, question: int) -> tuple[Text, ...]:
+        """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
+        card = row.card
+        text = terminal_safe(question_line(card.card, question))
+        interval = "-" if row.interval is None else format_interval(row.interval)
+        flag = row.flags.split(", ")[0]  # the detail lists them all
+        style = "yellow" if card.suspended else "dim" if row.buried else ""
+        cells = (text, flag or card.state, due_label(row, self.session.local), interval)
+        return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
+
+    async def _show_detail(self, detail: Detail | None) -> None:
+        self.detail = detail
+        self.refresh_bindings()
+        head = self.query_one("#browser-head", Static)
+        history = self.query_one("#browser-history", DataTable)
+        history.clear()
+        if detail is None:
+            head.update(Text("No card matches." if not self.cards else ""))
+            await self.query_one("#browser-front", Markdown).update("")
+            await self.query_one("#browser-back", Markdown).update("")
+            return
+        row = detail.row
+        card = row.card
+        origin = card.card.origin
+        where = f"{origin.path}:{origin.line}" if origin is not None else "no source file"
+        parts = [
+            state_label(row),
+            f"due {due_label(row, self.session.local)}",
+            f"S {_number(row.stability, 'd')}",
+            f"D {_number(row.difficulty)}",
+            f"{row.reps} reps",
+            f"{card.lapses} lapses",
+        ]
+        head.update(
+            Text.assemble(
+                (row.name, "bold"),
+                "  ",
+                (" · ".join(parts), ""),
+                "\n",
+                (terminal_safe(where), "dim"),
+            )
+        )
+        note = self.session.library.note_for(card.deck)
+        await self.query_one("#browser-front", Markdown).update(front_markdown(card.card, note))
+        await self.query_one("#browser-back", Markdown).update(back_markdown(card.card, note))
+        for event in reversed(detail.history):  # newest first, as Anki's card info
+            history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
+        if not detail.history:
+            history.add_row(Text("never reviewed"), *(Text("") for _ in range(4)))
+
+    # -- selection and search --------------------------------------------------------------
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "browser-list":
+            return
+        event.stop()
+        card = self.cards.get(str(event.row_key.value))
+        selected = self.browser.selected
+        same = selected is not None and card is not None and selected.key == card.key
+        if card is not None and not same:
+            self._select(card)
+
+    def _select(self, card: StudyCard) -> None:
+        self.browser.selected = card  # at once, so that an action pressed now acts on it
+        self.runner.submit("Could not read the card", lambda: self.browser.select(card))
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if self._search_timer is not None:
+            self._search_timer.stop()
+        self._search_timer = self.set_timer(SEARCH_DELAY, self._search_now)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._search_now()
+        self.query_one("#browser-list", DataTable).focus()
+
+    def _search_now(self) -> None:
+        if self._search_timer is not None:
+            self._search_timer.stop()
+            self._search_timer = None
+        text = self.query_one("#browser-search", Input).value
+        if text != self.browser.query or self.listing is None:
+            self.runner.submit("Could not search the cards", lambda: self.browser.search(text))
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def _typing(self) -> bool:
+        return isinstance(self.focused, Input)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in TYPED_OVER and self._typing():
+            return False
+        selected = self.browser.selected
+        if action in {"suspend", "unsuspend", "bury", "unbury", "forget", "edit"} and not selected:
+            return False
+        row = self.detail.row if self.detail is not None else None
+        shown = row is not None and selected is not None and row.card.key == selected.key
+        if action in {"suspend", "unsuspend"}:  # exactly one of the two is on
+            return (action == "unsuspend") == (shown and row is not None and row.card.suspended)
+        if action in {"bury", "unbury"}:
+            return (action == "unbury") == (shown and row is not None and row.buried)
+        return True
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self.refresh_bindings()
+
+    def action_search(self) -> None:
+        self.query_one("#browser-search", Input).focus()
+
+    def action_suspend(self) -> None:
+        self.runner.submit("Could not suspend the card", self.browser.toggle_suspend)
+
+    def action_unsuspend(self) -> None:
+        self.runner.submit("Could not unsuspend the card", self.browser.toggle_suspend)
+
+    def action_bury(self) -> None:
+        self.runner.submit("Could not bury the card", self.browser.toggle_bury)
+
+    def action_unbury(self) -> None:
+        self.runner.submit("Could not unbury the card", self.browser.toggle_bury)
+
+    def action_forget(self) -> None:
+        card = self.browser.selected
+        if card is None:
+            return
+        from studykit.tui.screens.confirm import ConfirmScreen
+
+        name = f"{card.deck.id}/{card.card.id}"
+        question = (
+            f"Forget {name}? It becomes a new card; its review history is kept, "
+            "and u undoes the forget."
+        )
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.runner.submit("Could not forget the card", self.browser.forget)
+
+        self.app.push_screen(ConfirmScreen(question, yes="Forget"), answered)
+
+    def action_undo(self) -> None:
+        self.runner.submit("Could not undo", self.browser.undo)
+
+    def action_detail(self) -> None:
+        self.toggle_class("-no-detail")
+
+    def action_edit(self) -> None:
+        card = self.browser.selected
+        if card is None:
+            return
+        origin = card.card.origin
+        if origin is None:
+            self.notify("This card was not loaded from a file.", severity="warning")
+            return
+        path = self.session.library.root / origin.path
+        try:
+            edit_at(self.app, path, origin.line, os.environ)
+        except EditorError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        self.notify(f"Edited {origin.path}. Press r on the deck list to reload.", markup=False)
+
+    def action_back(self) -> None:
+        if self._typing():
+            self.query_one("#browser-list", DataTable).focus()
+            return
+        self.dismiss()
