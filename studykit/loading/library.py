@@ -11,6 +11,7 @@ from pathlib import Path
 from studykit.loading.citing import deck_citation_problems
 from studykit.loading.evidence import evidence_problems
 from studykit.loading.file import LoadedFile, load_file
+from studykit.loading.gcpause import gc_paused
 from studykit.loading.positions import problem_along
 from studykit.loading.problems import LoadProblem
 from studykit.loading.references import reference_problems
@@ -53,7 +54,11 @@ def load_library(root: Path) -> Library:
     - When two files use the same note or deck id, the first in path order keeps
       it and the later file is dropped with a problem naming both.
     """
-    root = Path(root)
+    with gc_paused():
+        return _load(Path(root))
+
+
+def _load(root: Path) -> Library:
     problems: list[LoadProblem] = []
     notes: dict[str, Note] = {}
     failed_notes: dict[str, str] = {}
