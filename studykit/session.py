@@ -134,7 +134,7 @@ class StudySession:
         enable_fuzzing: bool | None = None,
     ) -> StudySession:
         """Load the library from `settings.root` and open the store at `settings.database_path`."""
-        library = load_library(settings.root)
+        library = load_library(settings.root, cache_dir=settings.cache_dir)
         store = Store.open(settings.database_path, backups_kept=settings.backups_kept)
         try:
             return cls(library, store, settings, clock=clock, tz=tz, enable_fuzzing=enable_fuzzing)
