@@ -54,19 +54,19 @@ def load_library(root: Path, *, cache_dir: Path | None = None) -> Library:
     With `cache_dir`, an unchanged root is read back from the cache there (see
     `studykit.loading.cache`), which the YAML, its checks and their imports never touch.
     """
-    if cache_dir is None:
-        return _load_paused(Path(root))
-    from studykit.loading.cache import load_cached
+    with gc_paused():
+        if cache_dir is None:
+            return _build(Path(root))
+        from studykit.loading.cache import load_cached
 
-    return load_cached(Path(root), cache_dir, _load_paused)
+        return load_cached(Path(root), cache_dir, _build)
 
 
-def _load_paused(root: Path) -> Library:
+def _build(root: Path) -> Library:
     # Imported here: a cache hit never needs the YAML parser or the checks.
     from studykit.loading.building import build_library
 
-    with gc_paused():
-        return build_library(root)
+    return build_library(root)
 
 
 def yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterator[tuple[Path, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import sys
 from collections.abc import Iterator
@@ -10,18 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from studykit.loading import library, load_library
+from studykit.loading import building, cache, load_library
 from studykit.loading.gcpause import gc_paused
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken"
 
 
+LOADERS = {("build_library", building.__file__), ("load_cached", cache.__file__)}
+
+
 def _inside_a_load() -> bool:
-    """Whether the calling stack is inside `load_library`'s work (not its pause's exit)."""
+    """Whether the calling stack is inside a load's work (not its pause's exit)."""
     frame = sys._getframe(2)
     while frame is not None:
-        code = frame.f_code
-        if code.co_name == "_load" and code.co_filename == library.__file__:
+        if (frame.f_code.co_name, frame.f_code.co_filename) in LOADERS:
             return True
         frame = frame.f_back
     return False
@@ -53,10 +56,20 @@ def many_cards_root(tmp_path: Path, cards: int = 3000) -> Path:
     return root
 
 
-def test_no_collection_runs_during_a_load(tmp_path: Path, collections: list[int]) -> None:
+@pytest.mark.parametrize("cached", [False, True])
+def test_no_collection_runs_during_a_load(
+    tmp_path: Path, collections: list[int], cached: bool
+) -> None:
     root = many_cards_root(tmp_path)
+    cache_dir = tmp_path / "cache" if cached else None
+    if cached:
+        for path in root.rglob("*"):
+            os.utime(path, (1e9, 1e9))  # long settled: the cache is written
+        load_library(root, cache_dir=cache_dir)
+        assert cache_dir is not None and any(cache_dir.iterdir())
+        collections.clear()
     assert gc.isenabled()
-    library = load_library(root)
+    library = load_library(root, cache_dir=cache_dir)
     # 3000 cards make far more than the 700 allocations after which generation 0 runs.
     assert collections == []
     assert len(library.decks["many"].cards) == 3000
