@@ -1,13 +1,13 @@
 """The loaded library, kept as JSON in the data dir so that an unchanged root loads fast.
 
-The key is every content file's path, size, mtime and ctime (in ns), the links refused on
-the way, studykit's version, this file's format and the size and mtime of studykit's own
-source files (so a changed loader never reuses what an older one built). Anything wrong
-with the cache file (missing, unreadable, truncated, another version, a bad checksum, a
-shape that does not decode) is a miss: the root is loaded from YAML and the file rewritten.
-Writing is best effort (a read-only data dir just means no cache) and atomic (a temporary
-file renamed over the old one). JSON, never pickle: a data dir can hold files from any
-version, and reading one must never run code.
+The key is the root, every content file's path, size, mtime and ctime (in ns), the links
+refused on the way, studykit's version, this file's format and the size and mtime of
+studykit's own source files (so a changed loader never reuses what an older one built).
+Anything wrong with the cache file (missing, unreadable, truncated, another version, a bad
+checksum, a shape that does not decode) is a miss: the root is loaded from YAML and the
+file rewritten. Writing is best effort (a read-only data dir just means no cache) and
+atomic (a temporary file renamed over the old one). JSON, never pickle: a data dir can
+hold files from any version, and reading one must never run code.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ def _key(root: Path) -> tuple[str, int]:
     newest = max((stat[1] for _, stat in files if stat is not None), default=0)
     material = {
         "format": FORMAT,
+        "root": str(root.resolve()),
         "version": studykit.__version__,
         "code": _source_files(),
         "files": files,
