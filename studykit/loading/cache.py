@@ -156,7 +156,10 @@ def _read(path: Path, key: str, root: Path) -> Library:
 
 
 def _write(path: Path, key: str, library: Library) -> None:
-    payload = json.dumps(_encode_library(library), separators=(",", ":")).encode()
+    try:
+        payload = json.dumps(_encode_library(library), separators=(",", ":")).encode()
+    except (TypeError, ValueError):  # a value JSON cannot hold: this library is not cached
+        return
     if len(payload) > MAX_CACHE_BYTES:
         return
     head = {"format": FORMAT, "key": key, "sha256": hashlib.sha256(payload).hexdigest()}

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import studykit
+from studykit.config import bundled_root
 from studykit.loading import Library, building, cache, load_library
 from studykit.model import Strict
 from tests.robustness.test_read_only import read_only
@@ -108,7 +109,7 @@ def test_bundled_content_reads_back_the_same(tmp_path: Path, builds: list[Path])
     """Every kind of field the real notes and decks use (claims, measurements, computed cards)."""
     root = tmp_path / "bundled"
     for folder in ("content", "decks"):
-        shutil.copytree(Path(studykit.__file__).resolve().parent.parent / folder, root / folder)
+        shutil.copytree(bundled_root() / folder, root / folder)
     settle(root)
     fresh = load_library(root)
     load_library(root, cache_dir=tmp_path / "cache")
