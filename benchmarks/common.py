@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +37,53 @@ def time_command(
         subprocess.run(argv, check=True, capture_output=True, env=full_env, cwd=REPO)
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
+
+
+def cpu_calls_side_by_side(
+    ours: Callable[[], object], baseline: Callable[[], object], *, repeat: int = 3
+) -> tuple[float, float]:
+    """Median CPU seconds (this process, all threads) of two calls made in turn."""
+    ours_samples, base_samples = [], []
+    for _ in range(repeat):
+        for fn, samples in ((baseline, base_samples), (ours, ours_samples)):
+            start = time.process_time()
+            fn()
+            samples.append(time.process_time() - start)
+    return statistics.median(ours_samples), statistics.median(base_samples)
+
+
+def cpu_command(argv: Sequence[str], *, env: dict[str, str] | None = None) -> float:
+    """CPU seconds (user + system) one run of a subprocess took, its children included."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(
+        argv, check=True, capture_output=True, env={**os.environ, **(env or {})}, cwd=REPO
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def cpu_side_by_side(
+    ours: Sequence[str],
+    baseline: Sequence[str],
+    *,
+    repeat: int = 7,
+    before_each: Callable[[], object] | None = None,
+) -> tuple[float, float]:
+    """Median CPU seconds of two commands run in turn (one warm-up each, then interleaved).
+
+    CPU time, not wall time, and interleaved: other work on the machine slows both alike
+    instead of whichever ran while it was busy. `before_each` runs before each `ours`.
+    """
+    ours_samples, base_samples = [], []
+    for round_ in range(repeat + 1):
+        base = cpu_command(baseline)
+        if before_each is not None:
+            before_each()
+        mine = cpu_command(ours)
+        if round_:
+            base_samples.append(base)
+            ours_samples.append(mine)
+    return statistics.median(ours_samples), statistics.median(base_samples)
 
 
 def fmt_seconds(seconds: float) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -48,6 +50,24 @@ def write_yaml_root(root: Path, *, cards: int, per_file: int = 1000) -> list[Pat
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         files.append(path)
     return files
+
+
+def write_big_deck(root: Path, *, cards: int = 100_000) -> Path:
+    """One deck file of `cards` short cards (100k: 4.9 MB, just under the 5 MB file limit)."""
+    (root / "decks").mkdir(parents=True, exist_ok=True)
+    lines = ["id: big", 'name: "Bench::Big"', "cards:"]
+    for i in range(cards):
+        lines += [f"- id: c{i}", f"  front: Q{i} is?", f"  back: A{i}."]
+    path = root / "decks" / "big.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def settle_files(paths: list[Path], *, age_s: float = 3600) -> None:
+    """Date files `age_s` back: the library cache skips files modified in the last seconds."""
+    then = time.time() - age_s
+    for path in paths:
+        os.utime(path, (then, then))
 
 
 def library_with_states(

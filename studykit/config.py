@@ -61,6 +61,11 @@ class Settings:
         return self.data_dir / DATABASE_FILENAME
 
     @property
+    def cache_dir(self) -> Path:
+        """Files studykit can rebuild at any time, such as the loaded library."""
+        return self.data_dir / "cache"
+
+    @property
     def config_path(self) -> Path:
         """The optional TOML file with overrides."""
         return self.data_dir / CONFIG_FILENAME

@@ -60,7 +60,10 @@ class TextOrigin:
 class Strict(BaseModel):
     """Base for content models: frozen, unknown fields rejected, origin tracked."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=False)
+    # Validators are built on first use, not at import: a cached library never needs them.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", str_strip_whitespace=False, defer_build=True
+    )
     _origin: Origin | None = PrivateAttr(default=None)
     _texts: dict[str, TextOrigin] = PrivateAttr(default_factory=dict)
 

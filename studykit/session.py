@@ -183,9 +183,11 @@ class StudySession:
         enable_fuzzing: bool | None = None,
     ) -> StudySession:
         """Load the library from `settings.root` and open the store at `settings.database_path`."""
-        library = load_library(settings.root)
+        # The store first: a database it refuses (a newer schema) leaves the data dir as it
+        # was, with no library cache written into it.
         store = Store.open(settings.database_path, backups_kept=settings.backups_kept)
         try:
+            library = load_library(settings.root, cache_dir=settings.cache_dir)
             return cls(library, store, settings, clock=clock, tz=tz, enable_fuzzing=enable_fuzzing)
         except BaseException:
             store.close()

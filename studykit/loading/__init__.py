@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from studykit.defaults import MAX_ALIAS_EXPANSION
 from studykit.errors import StudykitError
 from studykit.files import MAX_FILE_BYTES
 from studykit.loading.library import Library, load_library
 from studykit.loading.problems import LoadProblem
-from studykit.loading.yamlnodes import MAX_ALIAS_EXPANSION
 
 __all__ = [
     "MAX_ALIAS_EXPANSION",

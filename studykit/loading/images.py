@@ -38,11 +38,18 @@ def _texts(model: Note | Deck) -> Iterator[tuple[Loc, str]]:
                 yield ("cards", index, field), text
 
 
-def image_fault(image: ImageRef, folder: Path, root: Path) -> tuple[str, str] | None:
-    """What is wrong with a local image (message, hint), or None when it can be packed."""
+def image_fault(
+    image: ImageRef, folder: Path, root: Path, watched: set[Path] | None = None
+) -> tuple[str, str] | None:
+    """What is wrong with a local image (message, hint), or None when it can be packed.
+
+    Each file looked at, found or not, goes into `watched` (the library cache's key).
+    """
     found = resolve_image(image.src, folder, root)
     if isinstance(found, str):
         return found, "put the image beside the YAML file (or below it) and name it relatively"
+    if watched is not None:
+        watched.add(found)
     shown = found.relative_to(root.resolve()).as_posix()
     try:
         status = os.stat(found)
@@ -61,7 +68,13 @@ def image_fault(image: ImageRef, folder: Path, root: Path) -> tuple[str, str] | 
 
 
 def image_problems(
-    rel: str, root: Node, model: Note | Deck, path: Path, content_root: Path, lines: Sequence[str]
+    rel: str,
+    root: Node,
+    model: Note | Deck,
+    path: Path,
+    content_root: Path,
+    lines: Sequence[str],
+    watched: set[Path] | None = None,
 ) -> list[LoadProblem]:
     """A problem at file:line for each local image that is missing, outside, odd or too big."""
     problems: list[LoadProblem] = []
@@ -78,7 +91,7 @@ def image_problems(
             elif image.remote or count > MAX_IMAGES_PER_FILE:
                 continue
             else:
-                fault = image_fault(image, folder, content_root)
+                fault = image_fault(image, folder, content_root, watched)
             if fault is None:
                 continue
             _, node = locate(root, loc)

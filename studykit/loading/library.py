@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from studykit.loading.citing import deck_citation_problems
-from studykit.loading.evidence import evidence_problems
-from studykit.loading.file import LoadedFile, load_file
-from studykit.loading.images import image_problems
-from studykit.loading.positions import problem_along
+from studykit.loading.gcpause import gc_paused
 from studykit.loading.problems import LoadProblem
-from studykit.loading.references import reference_problems
-from studykit.model import Deck, Note
+
+if TYPE_CHECKING:
+    from studykit.model import Deck, Note
 
 
 @dataclass(frozen=True)
@@ -26,6 +23,8 @@ class Library:
     notes: Mapping[str, Note]
     decks: Mapping[str, Deck]
     problems: tuple[LoadProblem, ...]
+    watched: tuple[Path, ...] = ()
+    """Files besides the YAML that the load looked at (images): a change to one is a change."""
 
     def note_for(self, deck: Deck) -> Note | None:
         """The note the deck's cards cite, if it names one."""
@@ -37,7 +36,7 @@ class Library:
         return tuple(sorted({problem.path for problem in self.problems}))
 
 
-def load_library(root: Path) -> Library:
+def load_library(root: Path, *, cache_dir: Path | None = None) -> Library:
     """Load `root/content/**/*.yaml` (notes) and `root/decks/**/*.yaml` (decks).
 
     How it copes with problems, so that what a student sees is predictable:
@@ -55,77 +54,26 @@ def load_library(root: Path) -> Library:
       large, or outside the root (`studykit.images`).
     - When two files use the same note or deck id, the first in path order keeps
       it and the later file is dropped with a problem naming both.
+
+    With `cache_dir`, an unchanged root is read back from the cache there (see
+    `studykit.loading.cache`), which the YAML, its checks and their imports never touch.
     """
-    root = Path(root)
-    problems: list[LoadProblem] = []
-    notes: dict[str, Note] = {}
-    failed_notes: dict[str, str] = {}
-    for path, rel in _yaml_files(root, "content", problems):
-        file = load_file(path, rel, Note)
-        note = file.model
-        if isinstance(note, Note) and not file.problems and note.id in notes:
-            first = notes[note.id].origin
-            file.problems.append(
-                _id_problem(
-                    file,
-                    f"note id `{note.id}` is already used by {first}",
-                    "give this note its own id",
-                )
-            )
-        if isinstance(note, Note) and not file.problems:
-            assert file.root is not None
-            file.problems.extend(image_problems(rel, file.root, note, path, root, file.lines))
-        if isinstance(note, Note) and not file.problems:
-            notes[note.id] = note
-        else:
-            problems.extend(file.problems)
-            if file.raw_id is not None:
-                failed_notes.setdefault(file.raw_id, rel)
+    with gc_paused():
+        if cache_dir is None:
+            return _build(Path(root))
+        from studykit.loading.cache import load_cached
 
-    decks: dict[str, Deck] = {}
-    for path, rel in _yaml_files(root, "decks", problems):
-        file = load_file(path, rel, Deck)
-        deck = file.model
-        if isinstance(deck, Deck) and not file.problems:
-            assert file.root is not None
-            if deck.id in decks:
-                file.problems.append(
-                    _id_problem(
-                        file,
-                        f"deck id `{deck.id}` is already used by {decks[deck.id].origin}",
-                        "give this deck its own id",
-                    )
-                )
-            file.problems.extend(reference_problems(rel, file.root, deck, notes, failed_notes))
-            if deck.note is None or deck.note in notes:
-                file.problems.extend(evidence_problems(rel, file.root, deck, notes))
-            if not file.problems:
-                cited = notes.get(deck.note) if deck.note is not None else None
-                file.problems.extend(
-                    deck_citation_problems(rel, file.root, deck, cited, file.lines)
-                )
-                file.problems.extend(image_problems(rel, file.root, deck, path, root, file.lines))
-        if isinstance(deck, Deck) and not file.problems:
-            decks[deck.id] = deck
-        else:
-            problems.extend(file.problems)
-
-    ordered = sorted(decks.values(), key=lambda d: (d.name.casefold(), d.name, d.id))
-    return Library(
-        root=root,
-        notes=types.MappingProxyType(notes),
-        decks=types.MappingProxyType({deck.id: deck for deck in ordered}),
-        problems=tuple(sorted(problems, key=lambda p: (p.path, p.line, p.column))),
-    )
+        return load_cached(Path(root), cache_dir, _build)
 
 
-def _id_problem(file: LoadedFile, message: str, hint: str) -> LoadProblem:
-    """A problem at the file's top-level `id:`."""
-    assert file.root is not None
-    return problem_along(file.rel, file.root, ("id",), message, hint)
+def _build(root: Path) -> Library:
+    # Imported here: a cache hit never needs the YAML parser or the checks.
+    from studykit.loading.building import build_library
+
+    return build_library(root)
 
 
-def _yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterator[tuple[Path, str]]:
+def yaml_files(root: Path, folder: str, problems: list[LoadProblem]) -> Iterator[tuple[Path, str]]:
     """`root/folder/**/*.yaml` (and .yml) in path order, skipping hidden files and folders.
 
     Anything named so is listed, whatever it is: `read` refuses folders, FIFOs and devices

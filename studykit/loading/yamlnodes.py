@@ -7,10 +7,8 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from studykit.defaults import MAX_ALIAS_EXPANSION
 from studykit.loading.problems import LoadProblem, problem_at, shorten
-
-MAX_ALIAS_EXPANSION = 100_000
-"""How many values aliases (`*name`, `<<: *name`) may add to one file; stops alias bombs."""
 
 _Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()

@@ -39,6 +39,9 @@ from studykit.tui.screens.loading import LoadingScreen
 # Screens past the first are imported when first opened: start-up pays only for home.
 START_SCREENS = ("home", "review", "stats", "quiz")
 OPEN_WORKER = "open-session"
+LOADING_DELAY_S = 0.3
+"""How long the session may take to open before the loading screen shows: a quick open
+goes straight to home (and never pays for composing, styling and animating that screen)."""
 EXPORT_WORKER = "export-anki"
 
 
@@ -78,10 +81,15 @@ class StudykitApp(App[None]):
 
     def on_mount(self) -> None:
         if self.session is None:
-            self.push_screen(LoadingScreen())
             self.open_session()
+            self.set_timer(LOADING_DELAY_S, self._show_loading)
         else:
             self._show_start(self.session)
+
+    def _show_loading(self) -> None:
+        """The loading screen, if the session is still opening (a quick open never shows it)."""
+        if self.session is None and not isinstance(self.screen, LoadingScreen):
+            self.push_screen(LoadingScreen())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session", name=OPEN_WORKER)
     def open_session(self) -> StudySession:
@@ -110,6 +118,8 @@ class StudykitApp(App[None]):
             home.query_one("#decks").loading = False
         if isinstance(self.screen, LoadingScreen):
             self.screen.show_error(message)
+        elif self.session is None:  # it failed before the loading screen was due
+            self.push_screen(LoadingScreen(error=message))
         else:
             self.push_screen(ErrorScreen("Something went wrong", message))
 

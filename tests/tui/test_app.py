@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Markdown, OptionList, Static
 
@@ -14,7 +16,7 @@ from studykit.config import Settings
 from studykit.loading import Library, load_library
 from studykit.session import Rating, StudySession
 from studykit.srs.store import StoreError
-from studykit.tui.app import StudykitApp, make_app
+from studykit.tui.app import LOADING_DELAY_S, StudykitApp, make_app
 from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import ReloadRequested
 from studykit.tui.screens.error import ErrorScreen
@@ -355,13 +357,46 @@ async def test_a_leech_is_marked(
         assert not leech.display
 
 
-async def test_session_opens_in_a_worker_behind_a_loading_screen(tmp_settings: Settings) -> None:
-    app = make_app(tmp_settings)
+async def test_a_slow_open_runs_in_a_worker_behind_a_loading_screen(
+    tmp_settings: Settings,
+) -> None:
+    opening = threading.Event()
+    release = threading.Event()
+
+    def slow_open(settings: Settings) -> StudySession:
+        opening.set()
+        release.wait(timeout=30)
+        return StudySession.open(settings)
+
+    app = StudykitApp(tmp_settings, opener=slow_open)
     async with app.run_test(size=SIZE) as pilot:
-        assert isinstance(app.screen, LoadingScreen) or app.session is not None
+        await settle(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        assert opening.is_set() and app.session is None  # the UI runs while it opens
+        release.set()
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
         assert app.session is not None
         assert tmp_settings.database_path.exists()
+        assert [type(s) for s in app.screen_stack[1:]] == [HomeScreen]  # it replaced loading
+
+
+async def test_a_quick_open_goes_straight_to_home(
+    tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    composed: list[LoadingScreen] = []
+    compose = LoadingScreen.compose
+
+    def spy(screen: LoadingScreen) -> ComposeResult:
+        composed.append(screen)
+        return compose(screen)
+
+    monkeypatch.setattr(LoadingScreen, "compose", spy)
+    StudySession.open(tmp_settings).close()  # a warm start: database made, library cached
+    app = make_app(tmp_settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.pause(LOADING_DELAY_S + 0.1)  # past the moment the loading screen was due
+        assert [type(s) for s in app.screen_stack[1:]] == [HomeScreen]
+    assert composed == []
 
 
 async def test_the_app_closes_the_session_it_opened(tmp_settings: Settings) -> None:

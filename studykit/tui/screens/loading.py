@@ -24,9 +24,14 @@ class LoadingScreen(Screen[None]):
         Binding("r", "retry", "Retry"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, *, error: str | None = None) -> None:
         super().__init__(id="loading")
         self.failed = False
+        self._error = error  # shown as soon as the screen is up
+
+    def on_mount(self) -> None:
+        if self._error is not None:
+            self.show_error(self._error)
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
