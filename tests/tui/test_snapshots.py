@@ -20,6 +20,7 @@ from textual.widgets import Input, Static
 from studykit.experiments import availability
 from studykit.session import StudySession
 from studykit.tui.app import make_app
+from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
@@ -123,6 +124,21 @@ async def experiments(pilot: Pilot[None]) -> None:
     await steady(pilot, ExperimentsScreen, probed)
 
 
+async def browser(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("b")
+
+    def listed() -> bool:  # the list and the first card's detail come from a worker
+        screen = pilot.app.screen
+        return (
+            isinstance(screen, BrowserScreen)
+            and screen.detail is not None
+            and not screen.runner.busy
+        )
+
+    await steady(pilot, BrowserScreen, listed)
+
+
 VIEWS: dict[str, tuple[str, str | None, Before]] = {
     # name: (start screen, deck to review, what to do before the picture)
     "home": ("home", None, home),
@@ -132,6 +148,7 @@ VIEWS: dict[str, tuple[str, str | None, Before]] = {
     "notes": ("home", None, notes),
     "stats": ("home", None, stats),
     "experiments": ("home", None, experiments),
+    "browser": ("home", None, browser),
 }
 
 
