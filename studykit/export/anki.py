@@ -13,6 +13,8 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +37,31 @@ CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; col
 .source { margin-top: 1.5em; font-size: 14px; color: #777; }
 .cloze { font-weight: bold; color: #0645ad; }
 pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }
+.sk-verdict { margin-top: 0.5em; font-weight: bold; }
+.sk-right { color: #1a7f37; }
+.sk-wrong { color: #c62828; }
+.sk-unread { color: #8a6d00; }
 """
 _SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
+
+
+@lru_cache(maxsize=1)
+def typein_script() -> str:
+    """The type-in check (studykit/export/typein.js), as the back template embeds it."""
+    script = resources.files("studykit.export").joinpath("typein.js").read_text(encoding="utf-8")
+    # Anki reads any double brace in a template as a field; the script must have none.
+    if "{{" in script or "}}" in script or "</script" in script.lower():
+        raise RuntimeError("typein.js has a double brace or a closing script tag")
+    return script
+
+
+def _typein_back() -> str:
+    """Anki's text comparison, then the script's verdict and the accepted answer."""
+    # The script comes last: where the card is parsed as a page, what it reads exists by then.
+    return (
+        "{{Front}}<hr id=answer>{{type:Answer}}<div id=sk-check hidden></div>"
+        f"<br><br>{{{{Back}}}}{_SOURCE}<script>\n{typein_script()}</script>"
+    )
 
 
 def _model(model_id: int, name: str, fields: list[str], templates: list[dict[str, str]]) -> Any:
@@ -89,12 +114,14 @@ def _models() -> dict[ModelKind, Any]:
         "type-in": _model(
             TYPE_IN_MODEL_ID,
             "studykit type-in",
+            # Never add a field: Anki would import the notetype as a copy and skip every
+            # update of notes exported before (the type-in check rides in the Back field).
             ["Front", "Answer", "Back", "Source"],
             [
                 {
                     "name": "Card 1",
                     "qfmt": "{{Front}}<br><br>{{type:Answer}}",
-                    "afmt": "{{Front}}<hr id=answer>{{type:Answer}}<br><br>{{Back}}" + _SOURCE,
+                    "afmt": _typein_back(),
                 }
             ],
         ),

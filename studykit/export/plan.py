@@ -90,9 +90,16 @@ def _card_notes(
     for variant in drawn or [formula_variant(card)]:
         guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
         answer = html.escape(variant.answer, quote=False)
-        typed = (field(variant.front), answer, field(variant.back), where)
+        typed = (field(variant.front), answer, field(variant.back) + _check(variant.check), where)
         notes.append(PlannedNote("type-in", deck.id, card.id, guid, typed, tags))
     return notes, not baked
+
+
+def _check(check: str) -> str:
+    """The type-in check for the back template's script, hidden in the Back field."""
+    if not check:
+        return ""
+    return f"<div id=sk-check-data hidden>{html.escape(check, quote=False)}</div>"
 
 
 def selected_decks(library: Library, deck_ids: Sequence[str] = ()) -> list[Deck]:
