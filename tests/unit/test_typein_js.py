@@ -28,7 +28,7 @@ from studykit.model import COMPUTED_KINDS, Card, Deck
 from studykit.quiz import draw_variant, grade
 
 NODE = shutil.which("node") or shutil.which("nodejs")
-pytestmark = pytest.mark.skipif(
+needs_node = pytest.mark.skipif(
     NODE is None,
     reason="node is not installed (Debian: apt-get install nodejs); "
     "the type-in script cannot be run",
@@ -106,6 +106,7 @@ def answers_for(kind: str, answer: str, check: str) -> Iterator[str]:
     yield f"{expected * 100:.10g}/100"  # arithmetic, as the app accepts
 
 
+@needs_node
 def test_script_agrees_with_the_grader_on_every_bundled_computed_card(
     computed: list[tuple[Deck, Card]],
 ) -> None:
@@ -132,6 +133,7 @@ def test_script_agrees_with_the_grader_on_every_bundled_computed_card(
     assert {True, False, None} <= set(expected)
 
 
+@needs_node
 @pytest.mark.parametrize(
     ("typed", "check", "verdict"),
     [
@@ -164,6 +166,7 @@ def test_right_near_wrong_and_garbage(typed: str, check: str, verdict: bool | No
     assert run_node([("grade", typed, check)]) == [verdict]
 
 
+@needs_node
 def test_typed_text_is_read_back_from_ankis_comparison(tmp_path: Path) -> None:
     col = Collection(str(tmp_path / "c.anki2"))
     try:
@@ -183,6 +186,7 @@ def test_typed_text_is_read_back_from_ankis_comparison(tmp_path: Path) -> None:
     assert run_node(cases) == [typed for _, typed in pairs]
 
 
+@needs_node
 def test_the_script_in_an_imported_card_grades_what_was_typed(tmp_path: Path) -> None:
     root = tmp_path / "root"
     (root / "decks").mkdir(parents=True)
