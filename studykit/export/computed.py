@@ -58,7 +58,8 @@ def _param_latex(name: str) -> str:
     try:
         return parse(name, names=(name,)).latex()
     except ExpressionError:
-        return rf"\mathit{{{name}}}"
+        escaped = name.replace("_", r"\_")
+        return rf"\mathit{{{escaped}}}"
 
 
 def _range_text(spec: ParamSpec) -> str:
