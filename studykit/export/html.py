@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from studykit.export.htmlrule import balanced, sanitized
 from studykit.mathscan import split_code_fences, split_maths
 from studykit.mathtext import latex_to_mathjax
 
@@ -36,8 +37,16 @@ _ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
 def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    # Raw HTML in content is shown as text, never passed through to Anki as markup.
-    return MarkdownIt("commonmark", {"html": False}).enable("table")
+    # A line break in a side is a line break on the card (`breaks`); raw HTML goes through
+    # the one rule of `htmlrule`: a few bare tags pass, the rest shows as text.
+    md = MarkdownIt("commonmark", {"html": True, "breaks": True}).enable("table")
+
+    def raw_html(renderer: Any, tokens: Any, index: int, options: Any, env: Any) -> str:
+        return sanitized(tokens[index].content)
+
+    md.add_render_rule("html_inline", raw_html)
+    md.add_render_rule("html_block", raw_html)
+    return md
 
 
 def _cloze_end(text: str, start: int) -> tuple[int, int]:
@@ -122,7 +131,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
         tex, display = maths[int(match.group(1))]
         return latex_to_mathjax(tex, display)
 
-    rendered = _MATH_SLOT.sub(math, rendered)
+    rendered = _MATH_SLOT.sub(math, balanced(rendered))
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.

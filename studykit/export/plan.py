@@ -129,7 +129,7 @@ def plan_export(
             if progress is not None:
                 progress(1)
     return ExportPlan(
-        decks=tuple(PlannedDeck(d.id, d.name, d.description) for d in decks),
+        decks=tuple(PlannedDeck(d.id, d.name, markdown_html(d.description)) for d in decks),
         notes=tuple(planned),
         unbaked=tuple(unbaked),
     )
