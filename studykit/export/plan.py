@@ -51,7 +51,7 @@ class ExportPlan:
     notes: tuple[PlannedNote, ...]
     unbaked: tuple[str, ...]
     removed: tuple[str, ...] = ()
-    """`deck/card` of the removed cards whose notes go out once more, tagged."""
+    """`deck/card` (`deck/card (variant N)`) of removed cards (dropped variants) sent once more."""
 
 
 def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
