@@ -52,12 +52,18 @@ def export_anki(
     """
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
-    from studykit.export.plan import plan_export, selected_decks
+    from studykit.export.plan import plan_export, render_field, selected_decks
     from studykit.export.variants import variant_source
 
     decks = selected_decks(library, deck_ids)
+    cache = ledger.field_cache() if ledger is not None else None
     plan = plan_export(
-        library, decks, variants=variants, variant_source=variant_source(), progress=progress
+        library,
+        decks,
+        variants=variants,
+        variant_source=variant_source(),
+        progress=progress,
+        render=cache.render if cache is not None else render_field,
     )
     source: ExportSource | None = None
     if session is not None:
@@ -72,6 +78,8 @@ def export_anki(
         source=source,
         removed_from=[deck.id for deck in decks] if deck_ids else None,
     )
+    if cache is not None and ledger is not None:
+        ledger.keep_html(cache)
     return ExportResult(
         path=counts.path,
         decks=counts.decks,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -183,6 +183,24 @@ class PackageCounts:
     removed: tuple[str, ...] = ()
 
 
+class _Records(Mapping[str, tuple[str, str]]):
+    """guid -> (deck id, ledger record) of a plan's notes, each record made when asked for."""
+
+    def __init__(self, plan: ExportPlan, guids: list[str]) -> None:
+        self.decks = {d.id: d for d in plan.decks}
+        self.notes = dict(zip(guids, plan.notes, strict=True))
+
+    def __getitem__(self, guid: str) -> tuple[str, str]:
+        planned = self.notes[guid]
+        return planned.deck_id, note_record(planned, self.decks[planned.deck_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.notes)
+
+    def __len__(self) -> int:
+        return len(self.notes)
+
+
 def write_package(
     plan: ExportPlan,
     path: Path,
@@ -205,14 +223,11 @@ def write_package(
     guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
     if ledger is None:
         return _write(plan, Path(path), guids, {}, now, source, progress)
-    decks = {d.id: d for d in plan.decks}
-    records = {
-        guid: (planned.deck_id, note_record(planned, decks[planned.deck_id]))
-        for guid, planned in zip(guids, plan.notes, strict=True)
-    }
+    records = _Records(plan, guids)
     if removed_from is None or removed_from:
+        current = len(plan.notes)
         plan = with_removed(plan, ledger.gone(set(guids), removed_from))
-        guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+        guids += [genanki.guid_for(*planned.guid_key) for planned in plan.notes[current:]]
     names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])

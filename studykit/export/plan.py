@@ -6,6 +6,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from studykit.citations import render_citations
@@ -17,6 +18,15 @@ from studykit.model import COMPUTED_KINDS, Card, Deck, Note
 ModelKind = Literal["basic", "reversed", "cloze", "type-in"]
 Progress = Callable[[int], None]
 VariantSource = Callable[[Deck, Card, int], Sequence[TypeInVariant] | None]
+FieldRender = Callable[[str, bool], str]
+"""(markdown, is a cloze field) -> HTML: `markdown_html`, or a cache in front of it."""
+
+
+def render_field(text: str, cloze: bool) -> str:
+    """The uncached `FieldRender`."""
+    return markdown_html(text, cloze=cloze)
+
+
 _TAG_UNSAFE = re.compile(r"\s+")
 
 
@@ -55,8 +65,13 @@ class ExportPlan:
 
 
 def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
+    return _anki_tags((*deck.tags, *card.tags))
+
+
+@lru_cache(maxsize=4096)  # cards share a few tag sets; an export asks for each many times
+def _anki_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for tag in (*deck.tags, *card.tags):
+    for tag in tags:
         seen.setdefault(_TAG_UNSAFE.sub("_", tag.strip()), None)
     return tuple(tag for tag in seen if tag)
 
@@ -67,14 +82,19 @@ def _source(note: Note | None, card: Card) -> str:
 
 
 def _card_notes(
-    deck: Deck, note: Note | None, card: Card, variants: int, source: VariantSource | None
+    deck: Deck,
+    note: Note | None,
+    card: Card,
+    variants: int,
+    source: VariantSource | None,
+    render: FieldRender,
 ) -> tuple[list[PlannedNote], bool]:
     """The notes for one card, and whether a computed card went out without drawn values."""
     tags, where = _tags(deck, card), _source(note, card)
     key = ("studykit", deck.id, card.id)
 
     def field(text: str, *, cloze: bool = False) -> str:
-        return markdown_html(render_citations(text, note), cloze=cloze)
+        return render(render_citations(text, note), cloze)
 
     back = field(card.back or "")
     if card.kind == "cloze":
@@ -115,14 +135,15 @@ def plan_export(
     variants: int = 3,
     variant_source: VariantSource | None = None,
     progress: Progress | None = None,
+    render: FieldRender = render_field,
 ) -> ExportPlan:
-    """Build the notes of `decks`; `progress(n)` is told after every n cards."""
+    """Build the notes of `decks`, fields through `render`; `progress(n)` after every n cards."""
     planned: list[PlannedNote] = []
     unbaked: list[str] = []
     for deck in decks:
         note = library.note_for(deck)
         for card in deck.cards:
-            notes, formula_only = _card_notes(deck, note, card, variants, variant_source)
+            notes, formula_only = _card_notes(deck, note, card, variants, variant_source, render)
             planned += notes
             if formula_only:
                 unbaked.append(f"{deck.id}/{card.id}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studykit.export.html import inline_html, markdown_html
@@ -152,3 +152,17 @@ def test_plain_text_shortcut_matches_markdown(text: str) -> None:
     if expected.startswith("<p>") and expected.count("<p>") == 1:
         expected = expected[3:-4]
     assert markdown_html(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab *_`#->[]()!\\&;:/.\n12 \t=~+\"'jvsciptmh0xé\ue010\u00a0{}$%", max_size=60)
+)
+def test_cmark_and_markdown_it_agree_wherever_cmark_is_used(text: str) -> None:
+    from studykit.export import html
+
+    fast = html._cmark()
+    if fast is None:
+        pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
+    if html._NOT_FOR_CMARK.search(text) is None:
+        assert fast(text) == html._markdown().render(text)
