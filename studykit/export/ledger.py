@@ -73,8 +73,9 @@ class ExportLedger:
             try:
                 db.execute(_HTML_SCHEMA)
                 db.execute("DELETE FROM html WHERE version != ?", (cache.version,))
-            except sqlite3.DatabaseError:  # a damaged cache table: start it again
-                db.execute("DROP TABLE IF EXISTS html")
+            except sqlite3.DatabaseError:  # a damaged cache table (or a view): start it again
+                found = db.execute("SELECT type FROM sqlite_master WHERE name = 'html'").fetchone()
+                db.execute(f"DROP {'VIEW' if found and found[0] == 'view' else 'TABLE'} html")
                 db.execute(_HTML_SCHEMA)
             db.executemany("INSERT OR REPLACE INTO html VALUES (?, ?, ?, ?)", rows)
 
@@ -84,11 +85,15 @@ class ExportLedger:
         Only notes of `deck_ids` count (all decks when None).
         """
         with closing(self._connect()) as db:
-            rows = db.execute("SELECT guid, deck_id, record FROM records WHERE removed = 0")
-            return {
-                guid: record
-                for guid, deck_id, record in rows
+            rows = db.execute("SELECT guid, deck_id FROM records WHERE removed = 0")
+            wanted = [
+                guid
+                for guid, deck_id in rows
                 if guid not in present and (deck_ids is None or deck_id in deck_ids)
+            ]
+            return {  # only the few gone records are read whole
+                guid: db.execute("SELECT record FROM records WHERE guid = ?", (guid,)).fetchone()[0]
+                for guid in wanted
             }
 
     @contextmanager
