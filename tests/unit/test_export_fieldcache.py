@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from studykit.export import export_anki
-from studykit.export.fieldcache import FieldCache
+from studykit.export.fieldcache import FieldCache, html_check
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import plan_export, selected_decks
 from studykit.loading import Library, load_library
@@ -105,7 +105,10 @@ def test_html_of_another_renderer_is_never_served_and_is_dropped(tmp_path: Path)
     ledger = ExportLedger.in_data_dir(tmp_path / "data")
     export_anki(lib, tmp_path / "1.apkg", ledger=ledger)
     with sqlite3.connect(ledger.path) as db:  # as if written by an older renderer
-        db.execute("UPDATE html SET version = 'older', html = 'old way'")
+        db.execute(
+            "UPDATE html SET version = 'older', html = 'old way', check_sum = ?",
+            (html_check("old way"),),
+        )
     cache = ledger.field_cache()
     assert cache.known == {}
     assert fields(lib, cache) == fields(lib)
@@ -119,7 +122,7 @@ def test_the_same_text_as_cloze_and_as_plain_are_two_entries() -> None:
     from studykit.export.html import markdown_html
 
     cache = FieldCache()
-    text = "A {{c1::*deletion*}} in $x_1$"
+    text = r"$k = {{c1::\frac{a}{b}}}$"
     assert cache.render(text, False) == markdown_html(text)
     assert cache.render(text, True) == markdown_html(text, cloze=True) != markdown_html(text)
     assert (cache.hits, len(cache.new)) == (0, 2)
