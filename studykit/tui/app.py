@@ -285,6 +285,11 @@ class StudykitApp(App[None]):
         ]
         if result.unbaked:
             lines.append(f"{len(result.unbaked)} computed card(s) as their formula only.")
+        if result.removed:
+            lines.append(
+                f"{len(result.removed)} removed card(s) or variant(s) sent once more, tagged "
+                f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
+            )
         self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------
