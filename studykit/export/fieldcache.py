@@ -18,7 +18,7 @@ from studykit.export.html import markdown_html
 # The modules whose code decides a field's HTML.
 _RENDERER = (
     ("studykit.export", "html.py"),
-    ("studykit.export", "htmlrule.py"),
+    ("studykit", "htmlrule.py"),
     ("studykit", "mathtext.py"),
     ("studykit", "mathscan.py"),
 )

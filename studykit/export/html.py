@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from studykit.export.htmlrule import balanced, sanitized
+from studykit.htmlrule import balanced, sanitized
 from studykit.mathscan import split_code_fences, split_maths
 from studykit.mathtext import latex_to_mathjax
 

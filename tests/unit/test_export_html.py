@@ -57,7 +57,7 @@ _MARKDOWN_TAGS |= {"tbody", "tr", "th", "td"}
 def test_no_tag_from_content_outside_the_rule(text: str) -> None:
     import re
 
-    from studykit.export.htmlrule import ALLOWED_TAGS
+    from studykit.htmlrule import ALLOWED_TAGS
 
     out = markdown_html(text, cloze=True)
     for match in re.finditer(r"<(/?)([A-Za-z]+)([^>]*)>", out):

@@ -1,5 +1,8 @@
 """The one rule for HTML written in content: markdown is the format; a few bare tags pass.
 
+Anki gets the tags as HTML (`sanitized`, `balanced`); the terminal gets what they mean in
+markdown and Unicode (`html_for_terminal`), and sees the rest as text there too.
+
 Content is markdown. Raw HTML in it is shown as text, except these inline tags written bare
 (no attributes): line breaks, sub/superscripts and emphasis, which markdown cannot say or
 which authors reach for out of habit. Attributes are never passed (no `style`, `onclick`,
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from typing import Final
 
 ALLOWED_TAGS: Final = frozenset(
@@ -21,13 +25,19 @@ _BARE_TAG: Final = re.compile(r"<(/?)([A-Za-z]+)\s*/?>")
 _TAG: Final = re.compile(r"<(/?)([a-z]+)(?:\s[^<>]*)?/?>")
 
 
+def allowed_tag(match: re.Match[str]) -> str | None:
+    """The lower-case name of an allowed tag matched by `_BARE_TAG`, else None."""
+    name = match.group(2).lower()
+    return name if name in ALLOWED_TAGS else None
+
+
 def sanitized(raw: str) -> str:
     """Raw HTML from content: allowed bare tags kept (normalised), everything else as text."""
     out: list[str] = []
     at = 0
     for match in _BARE_TAG.finditer(raw):
-        name = match.group(2).lower()
-        if name not in ALLOWED_TAGS:
+        name = allowed_tag(match)
+        if name is None:
             continue
         out.append(html.escape(raw[at : match.start()], quote=False))
         out.append(f"<{name}>" if name in _VOID else f"<{match.group(1)}{name}>")
@@ -63,3 +73,39 @@ def balanced(rendered: str) -> str:
     out.append(rendered[at:])
     out.extend(f"</{name}>" for name in reversed(stack))
     return "".join(out)
+
+
+# In the terminal: a code span (left alone), an allowed tag's content, a bare tag, or a `<`
+# that is not an autolink (escaped, so the markdown renderer shows it instead of dropping it).
+_TERMINAL = re.compile(
+    r"(?P<code>(`+)[\s\S]*?(?<!`)\2(?!`))"
+    r"|<(?P<script>sub|sup)>(?P<inner>[^<>`]*)</(?P=script)>"
+    r"|(?P<tag></?(?P<name>[A-Za-z]+)\s*/?>)"
+    r"|<(?![A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>)",
+    re.IGNORECASE,
+)
+_MARKDOWN_OF: Final = {"b": "**", "strong": "**", "i": "*", "em": "*", "s": "~~"}
+
+
+def html_for_terminal(
+    prose: str, subscript: Callable[[str], str], superscript: Callable[[str], str]
+) -> str:
+    """Markdown prose for the terminal under the same rule: allowed tags become what they
+    mean (a line break, emphasis, Unicode scripts), other HTML is escaped to show as text."""
+    if "<" not in prose:
+        return prose
+
+    def one(match: re.Match[str]) -> str:
+        if match.group("code") is not None:
+            return match.group()
+        if match.group("script") is not None:
+            script = subscript if match.group("script").lower() == "sub" else superscript
+            return script(match.group("inner"))
+        name = (match.group("name") or "").lower()
+        if name == "br":
+            return "  \n"
+        if name in ALLOWED_TAGS:
+            return _MARKDOWN_OF.get(name, "")
+        return "\\<" + match.group()[1:]
+
+    return _TERMINAL.sub(one, prose)
