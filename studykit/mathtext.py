@@ -470,26 +470,9 @@ def _convert_prose(text: str) -> str:
 def markdown_to_terminal(md: str) -> str:
     """Replace `$...$` and `$$...$$` maths in markdown with Unicode, leaving code untouched.
 
-    Inline HTML follows `htmlrule` (allowed tags as what they mean, the rest as text), and a
-    line break stays a line break.
+    Inline HTML follows `htmlrule` (allowed tags as what they mean, the rest as text).
 
     Control characters (a terminal escape written as `\\e` in YAML) are shown escaped.
     """
-    converted = (
-        text if code else _hard_breaks(_convert_prose(text)) for code, text in split_code_fences(md)
-    )
+    converted = (text if code else _convert_prose(text) for code, text in split_code_fences(md))
     return terminal_safe("".join(converted), multiline=True)
-
-
-def _hard_breaks(prose: str) -> str:
-    """A line break in a side stays one (as in Anki, where the export renders breaks)."""
-    lines = prose.split("\n")
-    for i in range(len(lines) - 1):
-        line, after = lines[i], lines[i + 1]
-        text = line[prefix_end(line, 0) :].rstrip()
-        follows = after[prefix_end(after, 0) :].strip()
-        # Markdown would join the two lines with a space; two spaces make it a break. (A line
-        # ending in `\\` breaks already; a line of only markers has nothing to break.)
-        if text and follows and not text.endswith("\\"):
-            lines[i] = line.rstrip() + "  "
-    return "\n".join(lines)

@@ -31,9 +31,10 @@ _CLOZE_SLOT = re.compile(f"({{?)({_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE})")
 # Text that markdown would give back unchanged (bar escaping): no markup characters, one line,
 # and no list or heading marker at its start. Such fields skip the markdown parser.
 _PLAIN = re.compile(r"(?![-+*#>\d]|=+$)[^\\`*_\[\]<>#!&|~\n]*")
-# What only markdown-it renders: raw HTML or autolinks, tables, whitespace other than space
-# and newline, a space before a line break, and a line that is only quote markers.
-_NOT_FOR_CMARK = re.compile(r"[<|]|[^\S \n]|[ ]\n|^[ ]*>[ >]*$", re.MULTILINE)
+# What only markdown-it renders: raw HTML or autolinks and tables (only it applies the HTML
+# rule), and where the two lay out HTML differently: whitespace other than space and
+# newline, a space next to a line break, a line ending in `>` (an empty quote).
+_NOT_FOR_CMARK = re.compile(r"[<|]|[^\S \n]|[ ]\n|\n[ ]|>[ ]*$", re.MULTILINE)
 _ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
 
 
@@ -41,9 +42,10 @@ _ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
 def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
-    # A line break in a side is a line break on the card (`breaks`); raw HTML goes through
-    # the one rule of `htmlrule`: a few bare tags pass, the rest shows as text.
-    md = MarkdownIt("commonmark", {"html": True, "breaks": True}).enable("table")
+    # Raw HTML goes through the one rule of `htmlrule`: a few bare tags pass, the rest shows
+    # as text. A single newline wraps, as markdown says (content is written hard-wrapped); a
+    # line ending in `\` or two spaces, or `<br>`, is a line break.
+    md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
     def raw_html(renderer: Any, tokens: Any, index: int, options: Any, env: Any) -> str:
         return sanitized(tokens[index].content)
@@ -61,7 +63,7 @@ def _cmark() -> Callable[[str], str] | None:
         from cmarkgfm.cmark import Options
     except ImportError:
         return None
-    options = Options.CMARK_OPT_HARDBREAKS
+    options = Options.CMARK_OPT_DEFAULT
 
     def render(text: str) -> str:
         return str(cmarkgfm.markdown_to_html(text, options))

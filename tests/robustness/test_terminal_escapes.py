@@ -107,5 +107,4 @@ def test_the_app_gets_escaped_deck_names_and_card_text() -> None:
     [group] = build_deck_groups([Counts()])
     [child] = group.children
     assert child.name == "\\x1b]0;PWNED\\x07"
-    # (two spaces: the line break is kept, as in Anki)
-    assert markdown_to_terminal("front\n\x1b[2J$x^2$") == "front  \n\\x1b[2Jx²"
+    assert markdown_to_terminal("front\n\x1b[2J$x^2$") == "front\n\\x1b[2Jx²"

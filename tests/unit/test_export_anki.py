@@ -317,9 +317,8 @@ cards:
   - id: lines
     front: "H<sub>2</sub>O <span style='color:red'>red</span>"
     back: |
-      first line
-      second line
-
+      first line\\
+      second line<br>third line
       - item one
       - item two
 """
@@ -329,5 +328,5 @@ cards:
     card = collection.get_card(collection.find_cards("deck:Demo")[0])
     assert "H<sub>2</sub>O &lt;span style='color:red'&gt;red&lt;/span&gt;" in card.question()
     answer = card.answer()
-    assert "first line<br />\nsecond line" in answer
+    assert "first line<br />\nsecond line<br>third line" in answer
     assert "<ul>\n<li>item one</li>\n<li>item two</li>\n</ul>" in answer

@@ -17,9 +17,13 @@ def test_several_paragraphs_keep_p() -> None:
     assert markdown_html("one\n\ntwo") == "<p>one</p>\n<p>two</p>"
 
 
-def test_line_breaks_in_a_side_are_kept() -> None:
-    assert markdown_html("line one\nline two") == "line one<br />\nline two"
-    out = markdown_html("Steps:\n- first\n- second $x_1$\n\n1. one\n2. two\n\nend\nhere")
+def test_line_breaks_and_lists_in_a_side_are_kept() -> None:
+    # Content is hard-wrapped markdown: a single newline wraps; these break the line.
+    assert markdown_html("wrapped\nprose") == "wrapped\nprose"
+    assert markdown_html("backslash\\\nbreak") == "backslash<br />\nbreak"
+    assert markdown_html("two spaces  \nbreak") == "two spaces<br />\nbreak"
+    assert markdown_html("tag<br>break") == "tag<br>break"
+    out = markdown_html("Steps:\n- first\n- second $x_1$\n\n1. one\n2. two\n\nend\\\nhere")
     assert "<p>Steps:</p>\n<ul>\n<li>first</li>\n<li>second \\(x_1\\)</li>\n</ul>" in out
     assert "<ol>\n<li>one</li>\n<li>two</li>\n</ol>" in out
     assert "<p>end<br />\nhere</p>" in out

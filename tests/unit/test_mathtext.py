@@ -338,7 +338,7 @@ def test_markdown_to_terminal_never_raises(md: str) -> None:
 def test_text_without_maths_or_code_is_unchanged(md: str) -> None:
     """Controls aside (they are shown escaped: test_terminal_escapes), prose passes through.
 
-    (`<` follows the HTML rule, and line breaks are kept: tested below.)
+    (`<` follows the HTML rule: tested below.)
     """
     assert markdown_to_terminal(md) == md
 
@@ -465,9 +465,8 @@ async def test_textual_markdown_shows_the_converted_maths() -> None:
         ("<b>bold</b>, <i>it</i>, <u>under</u>", "**bold**, *it*, under"),
         ('<span style="color:red">x</span>', '\\<span style="color:red">x\\</span>'),
         ("x < y and `<b>code</b>`", "x \\< y and `<b>code</b>`"),
-        ("line one\nline two", "line one  \nline two"),
-        ("- a\n- b\n\npara", "- a  \n- b\n\npara"),
-        ("> q\n>\n> r", "> q\n>\n> r"),
+        ("wrapped\nprose", "wrapped\nprose"),  # markdown joins it, in Anki too
+        ("two spaces  \nbreak", "two spaces  \nbreak"),
         ("ends \\\nin a break", "ends \\\nin a break"),
     ],
 )
