@@ -37,6 +37,8 @@ def prefix_end(text: str, start: int) -> int:
 
 def split_code_fences(md: str) -> list[tuple[bool, str]]:
     """Split markdown into (is_fenced_code, text) runs of whole lines."""
+    if "```" not in md and "~~~" not in md:  # no fence can open: one run (most fields)
+        return [(False, md)] if md else []
     runs: list[tuple[bool, str]] = []
     current: list[str] = []
     fence = ""

@@ -11,6 +11,7 @@ import html
 import re
 import unicodedata
 
+from studykit.htmlrule import html_for_terminal
 from studykit.mathscan import prefix_end, split_code_fences, split_maths
 from studykit.terminal import terminal_safe
 
@@ -443,13 +444,20 @@ def _display_block(before: str, tex: str, rest: str) -> tuple[str, int]:
     return f"{before}{block}\n{blank}\n{after}", used
 
 
+def _prose_subscript(text: str) -> str:
+    """`<sub>…</sub>` in prose: Unicode where every character has one, else `_(…)`."""
+    if text and all(ch in SUBSCRIPTS for ch in text):
+        return "".join(SUBSCRIPTS[ch] for ch in text)
+    return f"_({text})"
+
+
 def _convert_prose(text: str) -> str:
     done = ""  # converted text so far (display maths rewrites its tail)
     out: list[str] = []
     skip = 0  # characters after display maths that its block took in
     for piece in split_maths(text):
         if isinstance(piece, str):
-            out.append(piece[skip:])
+            out.append(html_for_terminal(piece[skip:], _prose_subscript, superscript))
             skip = 0
         elif piece.display:
             done, skip = _display_block(done + "".join(out), piece.tex, text[piece.end :])
@@ -461,6 +469,8 @@ def _convert_prose(text: str) -> str:
 
 def markdown_to_terminal(md: str) -> str:
     """Replace `$...$` and `$$...$$` maths in markdown with Unicode, leaving code untouched.
+
+    Inline HTML follows `htmlrule` (allowed tags as what they mean, the rest as text).
 
     Control characters (a terminal escape written as `\\e` in YAML) are shown escaped.
     """

@@ -127,7 +127,7 @@ def anki(
         click.echo("Without scheduling: every card arrives new.")
     if result.removed:
         click.echo(
-            f"{len(result.removed)} removed card(s) exported once more, tagged "
+            f"{len(result.removed)} removed card(s) or variant(s) exported once more, tagged "
             f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
         )
     if result.unbaked:

@@ -100,11 +100,12 @@ def _export(
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
     from studykit.export.media import MediaPack
-    from studykit.export.plan import plan_export, selected_decks
+    from studykit.export.plan import plan_export, render_field, selected_decks
     from studykit.export.variants import variant_source
 
     decks = selected_decks(library, deck_ids)
     media = MediaPack(library.root, staging, cache=cache, plot_dir=plot_dir)
+    fields = ledger.field_cache() if ledger is not None else None
     plan = plan_export(
         library,
         decks,
@@ -112,6 +113,7 @@ def _export(
         variant_source=variant_source(),
         progress=progress,
         media=media,
+        render=fields.render if fields is not None else render_field,
     )
     media.draw_missing(plot_progress)
     source: ExportSource | None = None
@@ -128,6 +130,8 @@ def _export(
         removed_from=[deck.id for deck in decks] if deck_ids else None,
         media_files=media.files(),
     )
+    if fields is not None and ledger is not None:
+        ledger.keep_html(fields)
     return ExportResult(
         path=counts.path,
         decks=counts.decks,

@@ -11,8 +11,10 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,31 @@ CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; col
 .cloze { font-weight: bold; color: #0645ad; }
 pre { background: #f4f4f4; padding: 0.5em; overflow-x: auto; }
 img { max-width: 100%; height: auto; }
+.sk-verdict { margin-top: 0.5em; font-weight: bold; }
+.sk-right { color: #1a7f37; }
+.sk-wrong { color: #c62828; }
+.sk-unread { color: #8a6d00; }
 """
 _SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
+
+
+@lru_cache(maxsize=1)
+def typein_script() -> str:
+    """The type-in check (studykit/export/typein.js), as the back template embeds it."""
+    script = resources.files("studykit.export").joinpath("typein.js").read_text(encoding="utf-8")
+    # Anki reads any double brace in a template as a field; the script must have none.
+    if "{{" in script or "}}" in script or "</script" in script.lower():
+        raise RuntimeError("typein.js has a double brace or a closing script tag")
+    return script
+
+
+def _typein_back() -> str:
+    """Anki's text comparison, then the script's verdict and the accepted answer."""
+    # The script comes last: where the card is parsed as a page, what it reads exists by then.
+    return (
+        "{{Front}}<hr id=answer>{{type:Answer}}<div id=sk-check hidden></div>"
+        f"<br><br>{{{{Back}}}}{_SOURCE}<script>\n{typein_script()}</script>"
+    )
 
 
 def _model(model_id: int, name: str, fields: list[str], templates: list[dict[str, str]]) -> Any:
@@ -90,12 +115,14 @@ def _models() -> dict[ModelKind, Any]:
         "type-in": _model(
             TYPE_IN_MODEL_ID,
             "studykit type-in",
+            # Never add a field: Anki would import the notetype as a copy and skip every
+            # update of notes exported before (the type-in check rides in the Back field).
             ["Front", "Answer", "Back", "Source"],
             [
                 {
                     "name": "Card 1",
                     "qfmt": "{{Front}}<br><br>{{type:Answer}}",
-                    "afmt": "{{Front}}<hr id=answer>{{type:Answer}}<br><br>{{Back}}" + _SOURCE,
+                    "afmt": _typein_back(),
                 }
             ],
         ),
@@ -162,6 +189,24 @@ class PackageCounts:
     removed: tuple[str, ...] = ()
 
 
+class _Records(Mapping[str, tuple[str, str]]):
+    """guid -> (deck id, ledger record) of a plan's notes, each record made when asked for."""
+
+    def __init__(self, plan: ExportPlan, guids: list[str]) -> None:
+        self.decks = {d.id: d for d in plan.decks}
+        self.notes = dict(zip(guids, plan.notes, strict=True))
+
+    def __getitem__(self, guid: str) -> tuple[str, str]:
+        planned = self.notes[guid]
+        return planned.deck_id, note_record(planned, self.decks[planned.deck_id])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.notes)
+
+    def __len__(self) -> int:
+        return len(self.notes)
+
+
 def write_package(
     plan: ExportPlan,
     path: Path,
@@ -187,14 +232,11 @@ def write_package(
     guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
     if ledger is None:
         return _write(plan, Path(path), guids, {}, now, source, progress, media_files)
-    decks = {d.id: d for d in plan.decks}
-    records = {
-        guid: (planned.deck_id, note_record(planned, decks[planned.deck_id]))
-        for guid, planned in zip(guids, plan.notes, strict=True)
-    }
+    records = _Records(plan, guids)
     if removed_from is None or removed_from:
+        current = len(plan.notes)
         plan = with_removed(plan, ledger.gone(set(guids), removed_from))
-        guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+        guids += [genanki.guid_for(*planned.guid_key) for planned in plan.notes[current:]]
     names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])

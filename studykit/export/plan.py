@@ -6,6 +6,7 @@ import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -21,6 +22,15 @@ if TYPE_CHECKING:
 ModelKind = Literal["basic", "reversed", "cloze", "type-in"]
 Progress = Callable[[int], None]
 VariantSource = Callable[[Deck, Card, int], Sequence[TypeInVariant] | None]
+FieldRender = Callable[[str, bool], str]
+"""(markdown, is a cloze field) -> HTML: `markdown_html`, or a cache in front of it."""
+
+
+def render_field(text: str, cloze: bool) -> str:
+    """The uncached `FieldRender`."""
+    return markdown_html(text, cloze=cloze)
+
+
 _TAG_UNSAFE = re.compile(r"\s+")
 
 
@@ -55,12 +65,17 @@ class ExportPlan:
     notes: tuple[PlannedNote, ...]
     unbaked: tuple[str, ...]
     removed: tuple[str, ...] = ()
-    """`deck/card` of the removed cards whose notes go out once more, tagged."""
+    """`deck/card` (`deck/card (variant N)`) of removed cards (dropped variants) sent once more."""
 
 
 def _tags(deck: Deck, card: Card) -> tuple[str, ...]:
+    return _anki_tags((*deck.tags, *card.tags))
+
+
+@lru_cache(maxsize=4096)  # cards share a few tag sets; an export asks for each many times
+def _anki_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
     seen: dict[str, None] = {}
-    for tag in (*deck.tags, *card.tags):
+    for tag in tags:
         seen.setdefault(_TAG_UNSAFE.sub("_", tag.strip()), None)
     return tuple(tag for tag in seen if tag)
 
@@ -81,6 +96,7 @@ def _card_notes(
     card: Card,
     variants: int,
     source: VariantSource | None,
+    render: FieldRender,
     media: MediaPack | None = None,
     folder: Path | None = None,
 ) -> tuple[list[PlannedNote], bool]:
@@ -98,7 +114,7 @@ def _card_notes(
             text = media.images(text, folder)
         if plot:  # after the images: the plot is packed already
             text = f"{text}\n\n{plot}" if text.strip() else plot
-        return markdown_html(text, cloze=cloze)
+        return render(text, cloze)
 
     def plot(values: dict[str, object] | None = None) -> str:
         return media.plot(card.experiment, values) if media is not None else ""
@@ -117,10 +133,17 @@ def _card_notes(
     for variant in drawn or [formula_variant(card)]:
         guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
         answer = html.escape(variant.answer, quote=False)
-        drawn_back = field(variant.back, plot=plot(dict(variant.values)))
+        drawn_back = field(variant.back, plot=plot(dict(variant.values))) + _check(variant.check)
         typed = (field(variant.front), answer, drawn_back, where)
         notes.append(PlannedNote("type-in", deck.id, card.id, guid, typed, tags))
     return notes, not baked
+
+
+def _check(check: str) -> str:
+    """The type-in check for the back template's script, hidden in the Back field."""
+    if not check:
+        return ""
+    return f"<div id=sk-check-data hidden>{html.escape(check, quote=False)}</div>"
 
 
 def selected_decks(library: Library, deck_ids: Sequence[str] = ()) -> list[Deck]:
@@ -136,9 +159,10 @@ def plan_export(
     variants: int = 3,
     variant_source: VariantSource | None = None,
     progress: Progress | None = None,
+    render: FieldRender = render_field,
     media: MediaPack | None = None,
 ) -> ExportPlan:
-    """Build the notes of `decks`; `progress(n)` is told after every n cards.
+    """Build the notes of `decks`, fields through `render`; `progress(n)` after every n cards.
 
     With `media`, card images and linked experiments' plots are collected into it.
     """
@@ -150,7 +174,7 @@ def plan_export(
         folder = (library.root / origin.path).parent if origin is not None else library.root
         for card in deck.cards:
             notes, formula_only = _card_notes(
-                deck, note, card, variants, variant_source, media, folder
+                deck, note, card, variants, variant_source, render, media, folder
             )
             planned += notes
             if formula_only:
@@ -158,7 +182,7 @@ def plan_export(
             if progress is not None:
                 progress(1)
     return ExportPlan(
-        decks=tuple(PlannedDeck(d.id, d.name, d.description) for d in decks),
+        decks=tuple(PlannedDeck(d.id, d.name, markdown_html(d.description)) for d in decks),
         notes=tuple(planned),
         unbaked=tuple(unbaked),
     )

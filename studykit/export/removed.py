@@ -46,6 +46,13 @@ def read_record(text: str) -> tuple[PlannedNote, PlannedDeck]:
     return note, deck
 
 
+def removed_ref(note: PlannedNote) -> str:
+    """`deck/card` of a removed card; a dropped variant of a computed card says which."""
+    ref = f"{note.deck_id}/{note.card_id}"
+    variant = note.guid_key[3] if len(note.guid_key) > 3 else ""
+    return f"{ref} ({variant.replace('-', ' ')})" if variant.startswith("variant-") else ref
+
+
 def with_removed(plan: ExportPlan, gone: Mapping[str, str]) -> ExportPlan:
     """`plan` plus the `gone` records (guid -> record), tagged removed, with their decks."""
     if not gone:
@@ -58,7 +65,7 @@ def with_removed(plan: ExportPlan, gone: Mapping[str, str]) -> ExportPlan:
         decks.setdefault(deck.id, deck)
         tags = note.tags if REMOVED_TAG in note.tags else (*note.tags, REMOVED_TAG)
         notes.append(replace(note, tags=tags, removed=True))
-        refs.setdefault(f"{note.deck_id}/{note.card_id}", None)
+        refs.setdefault(removed_ref(note), None)
     return replace(
         plan,
         decks=tuple(decks.values()),

@@ -7,9 +7,9 @@ import re
 from collections.abc import Sequence
 
 from studykit.errors import StudykitError
-from studykit.export.computed import TypeInVariant
+from studykit.export.computed import TypeInVariant, symbolic_accepted, typein_check
 from studykit.export.plan import VariantSource
-from studykit.model import Card, Deck
+from studykit.model import Card, Deck, Tolerance
 
 # Draws repeat values (few choices); this many tries per wanted variant find distinct ones.
 _ATTEMPTS = 8
@@ -30,16 +30,16 @@ def _typed(card: Card, answer_text: str, values: dict[str, float]) -> str:
     return answer_text
 
 
-def _accepted(card: Card) -> str:
+def _tolerance(card: Card) -> Tolerance:
     from studykit.quiz import DEFAULT_TOLERANCE
-    from studykit.quiz.grading import describe_tolerance
 
-    return describe_tolerance(card.tolerance or DEFAULT_TOLERANCE)
+    return card.tolerance or DEFAULT_TOLERANCE
 
 
 def baked_variants(deck: Deck, card: Card, count: int) -> Sequence[TypeInVariant] | None:
     """Up to `count` distinct variants with their answers; None if none can be drawn."""
     from studykit.quiz import draw_variant, format_number
+    from studykit.quiz.grading import describe_tolerance
 
     baked: list[TypeInVariant] = []
     seen: set[tuple[tuple[str, float], ...]] = set()
@@ -53,17 +53,23 @@ def baked_variants(deck: Deck, card: Card, count: int) -> Sequence[TypeInVariant
             if key in seen:
                 continue
             if card.kind == "numeric":
-                typed = format_number(variant.expected())
+                expected = variant.expected()
+                typed = format_number(expected)
+                check = typein_check("numeric", value=expected, tolerance=_tolerance(card))
             else:
                 typed = _typed(card, card.answer or "", dict(variant.values))
+                check = typein_check("symbolic", forms=[typed])
             steps = variant.steps_latex()
             back = variant.back()
         except StudykitError:
             continue  # a draw without an answer (e.g. outside the formula's domain): skip it
         seen.add(key)
         text = f"$${steps}$$"
-        if card.kind == "numeric":  # Anki compares typed text exactly; say what we accept
-            text += f"\n\nAccepted: {_accepted(card)}."
+        if card.kind == "numeric":  # the template's script checks this; say it for the reader
+            text += f"\n\nAccepted: {describe_tolerance(_tolerance(card))}."
+        else:
+            defines = _typed(card, card.defines, dict(variant.values)) if card.defines else None
+            text += "\n\n" + symbolic_accepted([typed], defines)
         text += f"\n\n{back}" if back and back.strip() else ""
         baked.append(
             TypeInVariant(
@@ -72,6 +78,7 @@ def baked_variants(deck: Deck, card: Card, count: int) -> Sequence[TypeInVariant
                 answer=typed,
                 back=text,
                 values=tuple(variant.values.items()),
+                check=check,
             )
         )
     return baked or None

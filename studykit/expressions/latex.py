@@ -43,12 +43,17 @@ _ADD, _MUL, _UNARY, _POW, _ATOM = 1, 2, 3, 4, 5
 
 
 def _latex_name(name: str) -> str:
+    """`x`, `x_{1}`, `\\alpha_{t}`, `d_{model}`; a word name like `seq_len` whole and upright."""
+
     def word(part: str, *, upright: bool) -> str:
         if part in _GREEK:
             return "\\" + part
-        return rf"\mathrm{{{part}}}" if upright and len(part) > 1 else part
+        text = part.replace("_", r"\_")
+        return rf"\mathrm{{{text}}}" if upright and len(part) > 1 else text
 
     head, _, tail = name.partition("_")
+    if tail and len(head) > 1 and head not in _GREEK:  # `seq_len` is one name, not seq sub len
+        return word(name, upright=True)
     return word(head, upright=True) + (f"_{{{word(tail, upright=False)}}}" if tail else "")
 
 

@@ -310,6 +310,11 @@ class StudykitApp(App[None]):
                 f"{len(media.missing)} linked experiment run(s) not run yet, so no plot "
                 f"({names}): run them in Experiments, or see `studykit export anki`."
             )
+        if result.removed:
+            lines.append(
+                f"{len(result.removed)} removed card(s) or variant(s) sent once more, tagged "
+                f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
+            )
         self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------

@@ -252,7 +252,7 @@ def test_a_removed_card_goes_out_once_more_tagged_removed(
     (root / "decks" / "demo.yaml").write_text(without, encoding="utf-8")
     second = runner.invoke(cli, [*args, "-o", str(tmp_path / "2.apkg")])
     assert second.exit_code == 0, second.output
-    assert "1 removed card(s) exported once more" in second.output
+    assert "1 removed card(s) or variant(s) exported once more" in second.output
     assert "demo/term" in second.output and "demo/term2" not in second.output
     log = import_package(collection, tmp_path / "2.apkg")
     assert (len(log.new), len(log.updated)) == (1, 1)
@@ -280,3 +280,53 @@ def test_exporting_one_deck_does_not_call_the_others_removed(tmp_path: Path) -> 
     (root / "decks" / "other.yaml").unlink()
     everything = export_anki(load_library(root), tmp_path / "rest.apkg", ledger=ledger)
     assert everything.removed == ("other/lone",)
+
+
+def test_dropped_variants_go_out_once_more_tagged_removed_and_listed(
+    tmp_path: Path, collection: Collection
+) -> None:
+    root = write_root(tmp_path / "root")
+    data = tmp_path / "data"
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki", "--deck", "demo"]
+    runner = CliRunner()
+    first = runner.invoke(cli, [*args, "--variants", "3", "-o", str(tmp_path / "1.apkg")])
+    assert first.exit_code == 0, first.output
+    import_package(collection, tmp_path / "1.apkg")
+    assert len(collection.find_notes("effective")) == 3
+
+    second = runner.invoke(cli, [*args, "--variants", "1", "-o", str(tmp_path / "2.apkg")])
+    assert second.exit_code == 0, second.output
+    assert "2 removed card(s) or variant(s) exported once more" in second.output
+    listed = re.findall(r"demo/context \(variant \d+\)", second.output)
+    assert len(listed) == 2, second.output
+    log = import_package(collection, tmp_path / "2.apkg")
+    assert len(log.new) == 0
+    tagged = collection.find_notes("tag:studykit::removed")
+    kept = set(collection.find_notes("effective")) - set(tagged)
+    assert (len(tagged), len(kept)) == (2, 1)
+    for nid in tagged:  # the variant as it was, still a working type-in note
+        assert "sk-check-data" in collection.get_note(nid)["Back"]
+
+
+def test_line_breaks_lists_and_allowed_tags_reach_anki(
+    tmp_path: Path, collection: Collection
+) -> None:
+    deck = """id: demo
+name: Demo
+cards:
+  - id: lines
+    front: "H<sub>2</sub>O <span style='color:red'>red</span>"
+    back: |
+      first line\\
+      second line<br>third line
+      - item one
+      - item two
+"""
+    root = write_root(tmp_path / "root", deck)
+    result = export_anki(load_library(root), tmp_path / "out.apkg", deck_ids=["demo"])
+    import_package(collection, result.path)
+    card = collection.get_card(collection.find_cards("deck:Demo")[0])
+    assert "H<sub>2</sub>O &lt;span style='color:red'&gt;red&lt;/span&gt;" in card.question()
+    answer = card.answer()
+    assert "first line<br />\nsecond line<br>third line" in answer
+    assert "<ul>\n<li>item one</li>\n<li>item two</li>\n</ul>" in answer

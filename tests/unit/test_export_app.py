@@ -8,6 +8,9 @@ from pathlib import Path
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from textual.widgets import Tree
 
+from studykit.export.ledger import ExportLedger
+from studykit.export.plan import PlannedDeck, PlannedNote
+from studykit.export.removed import note_record
 from studykit.loading import Library
 from studykit.session import StudySession
 from studykit.tui.app import make_app
@@ -42,6 +45,39 @@ async def test_x_exports_the_highlighted_group_and_shows_path_and_counts(
         assert (len(log.new), col.card_count()) == (5, 5)
     finally:
         col.close()
+
+
+async def test_the_export_message_lists_notes_sent_again_as_removed(
+    make_session: Callable[..., StudySession], small_library: Library
+) -> None:
+    session = make_session(small_library)
+    demo = next(deck for deck in small_library.decks.values() if deck.name.startswith("Demo"))
+    gone = PlannedNote(
+        "basic",
+        demo.id,
+        "gone-card",
+        ("studykit", demo.id, "gone-card"),
+        ("Gone front", "Gone back", ""),
+        (),
+    )
+    deck = PlannedDeck(demo.id, demo.name, "")
+    ledger = ExportLedger.in_data_dir(session.settings.data_dir)
+    with ledger.stamping(
+        {"gone-guid": "x"}, 100, records={"gone-guid": (demo.id, note_record(gone, deck))}
+    ):
+        pass  # as if an earlier export had sent this card
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        tree: Tree[object] = app.screen.query_one(Tree)
+        node = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
+        tree.move_cursor(node)
+        await pilot.press("x")
+        await settle(pilot, lambda: _exported(app) is not None, steps=1000)
+        message = _exported(app)
+        assert message is not None
+        assert "1 removed card(s) or variant(s) sent once more" in message
+        assert f"{demo.id}/gone-card" in message
 
 
 def _exported(app: object) -> str | None:

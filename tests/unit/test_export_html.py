@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studykit.export.html import inline_html, markdown_html
@@ -15,6 +15,62 @@ def test_one_paragraph_has_no_p_and_markdown_renders() -> None:
 
 def test_several_paragraphs_keep_p() -> None:
     assert markdown_html("one\n\ntwo") == "<p>one</p>\n<p>two</p>"
+
+
+def test_line_breaks_and_lists_in_a_side_are_kept() -> None:
+    # Content is hard-wrapped markdown: a single newline wraps; these break the line.
+    assert markdown_html("wrapped\nprose") == "wrapped\nprose"
+    assert markdown_html("backslash\\\nbreak") == "backslash<br />\nbreak"
+    assert markdown_html("two spaces  \nbreak") == "two spaces<br />\nbreak"
+    assert markdown_html("tag<br>break") == "tag<br>break"
+    out = markdown_html("Steps:\n- first\n- second $x_1$\n\n1. one\n2. two\n\nend\\\nhere")
+    assert "<p>Steps:</p>\n<ul>\n<li>first</li>\n<li>second \\(x_1\\)</li>\n</ul>" in out
+    assert "<ol>\n<li>one</li>\n<li>two</li>\n</ol>" in out
+    assert "<p>end<br />\nhere</p>" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "html"),
+    [
+        ("H<sub>2</sub>O, x<SUP>2</SUP>", "H<sub>2</sub>O, x<sup>2</sup>"),
+        ("a<br>b<br/>c<br />d", "a<br>b<br>c<br>d"),
+        (
+            "<b>bold</b> and <i>it</i> and <kbd>Ctrl</kbd>",
+            "<b>bold</b> and <i>it</i> and <kbd>Ctrl</kbd>",
+        ),
+        ("<b>left open", "<b>left open</b>"),  # closed within its own field
+        ("stray</b> closer", "stray&lt;/b&gt; closer"),
+        ("<b><i>x</b></i>", "<b><i>x</i></b>&lt;/i&gt;"),
+        ('<b class="x">no attributes</b>', '&lt;b class="x"&gt;no attributes&lt;/b&gt;'),
+        ('<span style="color:red">x</span>', '&lt;span style="color:red"&gt;x&lt;/span&gt;'),
+        ("<div>\nblock\n</div>", "&lt;div&gt;\nblock\n&lt;/div&gt;"),
+        ("<!-- note -->", "&lt;!-- note --&gt;"),
+    ],
+)
+def test_one_html_rule_a_few_bare_tags_pass_the_rest_is_text(text: str, html: str) -> None:
+    assert markdown_html(text) == html
+    assert inline_html(text.replace("\n", " ")) == html.replace("\n", " ")
+
+
+_MARKDOWN_TAGS = {"p", "ul", "ol", "li", "code", "pre", "em", "strong", "a", "img", "hr"}
+_MARKDOWN_TAGS |= {"blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead"}
+_MARKDOWN_TAGS |= {"tbody", "tr", "th", "td"}
+
+
+@given(st.text(alphabet="<>/= \"'bisupancrtdylo:\n*_x", max_size=60))
+def test_no_tag_from_content_outside_the_rule(text: str) -> None:
+    import re
+
+    from studykit.htmlrule import ALLOWED_TAGS
+
+    out = markdown_html(text, cloze=True)
+    for match in re.finditer(r"<(/?)([A-Za-z]+)([^>]*)>", out):
+        name, rest = match.group(2), match.group(3)
+        assert name in ALLOWED_TAGS | _MARKDOWN_TAGS, (text, out)
+        if name in ALLOWED_TAGS:
+            assert rest.strip() in ("", "/"), (text, out)  # never an attribute
+    for name in ALLOWED_TAGS - {"br"}:
+        assert out.count(f"<{name}>") == out.count(f"</{name}>"), (text, out)
 
 
 def test_text_is_escaped_and_raw_html_is_not_passed_through() -> None:
@@ -94,9 +150,23 @@ def test_raw_html_in_any_text_stays_text(before: str, after: str) -> None:
 
 @given(st.text(alphabet="ab Z09.,:;?()'\"=-+/%", max_size=40))
 def test_plain_text_shortcut_matches_markdown(text: str) -> None:
-    from markdown_it import MarkdownIt
+    from studykit.export.html import _markdown
 
-    expected = MarkdownIt("commonmark", {"html": False}).render(text).strip()
+    expected = _markdown().render(text).strip()
     if expected.startswith("<p>") and expected.count("<p>") == 1:
         expected = expected[3:-4]
     assert markdown_html(text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab *_`#->[]()!\\&;:/.\n12 \t=~+\"'jvsciptmh0xé\ue010\u00a0{}$%", max_size=60)
+)
+def test_cmark_and_markdown_it_agree_wherever_cmark_is_used(text: str) -> None:
+    from studykit.export import html
+
+    fast = html._cmark()
+    if fast is None:
+        pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
+    if html._NOT_FOR_CMARK.search(text) is None:
+        assert fast(text) == html._markdown().render(text)

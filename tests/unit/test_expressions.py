@@ -574,3 +574,21 @@ def test_the_module_never_runs_content_as_code() -> None:
                     continue  # a regular expression, not Python's compile()
                 called.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", ""))
     assert not called & banned
+
+
+@pytest.mark.parametrize(
+    ("name", "latex", "terminal"),
+    [
+        ("seq_len", r"\mathrm{seq\_len}", "seq_len"),  # one name, not `seq` with `len` below
+        ("lr_max_step", r"\mathrm{lr\_max\_step}", "lr_max_step"),
+        ("d_model", r"d_{model}", "d_model"),
+        ("x_1", r"x_{1}", "x₁"),
+        ("alpha_t", r"\alpha_{t}", "αₜ"),
+        ("gamma", r"\gamma", "γ"),
+    ],
+)
+def test_names_become_latex_that_reads_as_the_name(name: str, latex: str, terminal: str) -> None:
+    from studykit.mathtext import latex_to_unicode
+
+    assert parse(name, names={name}).latex() == latex
+    assert latex_to_unicode(latex) == terminal

@@ -331,12 +331,15 @@ def test_markdown_to_terminal_never_raises(md: str) -> None:
 @given(
     st.text(
         alphabet=st.characters(
-            blacklist_characters="$`~\\", blacklist_categories=("Cc", "Cf", "Zl", "Zp")
+            blacklist_characters="$`~\\<", blacklist_categories=("Cc", "Cf", "Zl", "Zp")
         )
     )
 )
 def test_text_without_maths_or_code_is_unchanged(md: str) -> None:
-    """Controls aside (they are shown escaped: test_terminal_escapes), prose passes through."""
+    """Controls aside (they are shown escaped: test_terminal_escapes), prose passes through.
+
+    (`<` follows the HTML rule: tested below.)
+    """
     assert markdown_to_terminal(md) == md
 
 
@@ -449,3 +452,23 @@ async def test_textual_markdown_shows_the_converted_maths() -> None:
     assert "αᵢⱼ = exp(eᵢⱼ)/∑ₖ₌₁ᵀ exp(eᵢₖ)" in shown
     assert "\\" not in shown
     assert any(type(block).__name__ == "MarkdownBlockQuote" for block in blocks)
+
+
+@pytest.mark.parametrize(
+    ("md", "terminal"),
+    [
+        (
+            "H<sub>2</sub>O, x<sup>2</sup>, y<sub>max</sub>, z<sub>big</sub>",
+            "H₂O, x², yₘₐₓ, z_(big)",
+        ),
+        ("a<br>b<BR/>c", "a  \nb  \nc"),
+        ("<b>bold</b>, <i>it</i>, <u>under</u>", "**bold**, *it*, under"),
+        ('<span style="color:red">x</span>', '\\<span style="color:red">x\\</span>'),
+        ("x < y and `<b>code</b>`", "x \\< y and `<b>code</b>`"),
+        ("wrapped\nprose", "wrapped\nprose"),  # markdown joins it, in Anki too
+        ("two spaces  \nbreak", "two spaces  \nbreak"),
+        ("ends \\\nin a break", "ends \\\nin a break"),
+    ],
+)
+def test_inline_html_and_line_breaks_follow_the_export_rule(md: str, terminal: str) -> None:
+    assert markdown_to_terminal(md) == terminal

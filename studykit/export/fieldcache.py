@@ -1,0 +1,68 @@
+"""Rendered field HTML by content hash, kept in the export ledger between exports.
+
+Rendering markdown and maths is most of an export's time; a field that has not changed since
+the last export is taken from the cache instead. The key hashes the text, whether it is a
+cloze field, and the renderer itself (the source of the modules that render, and the markdown
+libraries' versions), so a changed renderer can never serve HTML rendered the old way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import metadata, resources
+
+from studykit.export.html import markdown_html
+
+# The modules whose code decides a field's HTML.
+_RENDERER = (
+    ("studykit.export", "html.py"),
+    ("studykit", "htmlrule.py"),
+    ("studykit", "mathtext.py"),
+    ("studykit", "mathscan.py"),
+)
+
+
+@lru_cache(maxsize=1)
+def renderer_version() -> str:
+    """A hash of everything that decides how a field renders."""
+    digest = hashlib.blake2b(digest_size=8)
+    for package, name in _RENDERER:
+        digest.update(resources.files(package).joinpath(name).read_bytes())
+    for library in ("markdown-it-py", "cmarkgfm"):
+        try:
+            digest.update(f"{library} {metadata.version(library)}".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library} absent".encode())
+    return digest.hexdigest()
+
+
+def html_check(html: str) -> str:
+    """A checksum stored beside each cached HTML, so a damaged entry is noticed and redone."""
+    return hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
+
+
+class FieldCache:
+    """`markdown_html` through a cache: `known` entries (key -> HTML) and those made now."""
+
+    def __init__(self, known: Mapping[str, str] | None = None) -> None:
+        self.version = renderer_version()
+        self.known = dict(known or {})
+        self.new: dict[str, str] = {}
+        self.hits = 0
+
+    def key(self, text: str, cloze: bool) -> str:
+        data = f"{self.version}\x1f{int(cloze)}\x1f{text}".encode()
+        return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+    def render(self, text: str, cloze: bool = False) -> str:
+        """The field's HTML: from the cache, else rendered (and remembered)."""
+        key = self.key(text, cloze)
+        cached = self.known.get(key)
+        if cached is not None:
+            self.hits += 1
+            return cached
+        rendered = markdown_html(text, cloze=cloze)
+        self.known[key] = self.new[key] = rendered
+        return rendered

@@ -1,0 +1,128 @@
+"""Rendered field HTML cached in the export ledger: reused when unchanged, never when stale."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from studykit.export import export_anki
+from studykit.export.fieldcache import FieldCache, html_check
+from studykit.export.ledger import ExportLedger
+from studykit.export.plan import plan_export, selected_decks
+from studykit.loading import Library, load_library
+
+DECK = r"""id: cached
+name: Cached
+cards:
+  - id: one
+    front: "What is $h_t = \tanh(W h_{t-1})$?"
+    back: |
+      A **recurrence**,
+      on two lines.
+  - id: two
+    kind: cloze
+    front: "The {{c1::gradient}} of $x^2$ is $2x$."
+  - id: three
+    front: "H<sub>2</sub>O | a table?"
+    back: "- a list\n- of two"
+"""
+
+
+def library(root: Path, deck: str = DECK) -> Library:
+    (root / "decks").mkdir(parents=True, exist_ok=True)
+    (root / "decks" / "cached.yaml").write_text(deck, encoding="utf-8")
+    loaded = load_library(root)
+    assert not loaded.problems
+    return loaded
+
+
+def fields(lib: Library, cache: FieldCache | None = None) -> list[tuple[str, ...]]:
+    render = cache.render if cache is not None else None
+    plan = (
+        plan_export(lib, selected_decks(lib), render=render)
+        if render is not None
+        else plan_export(lib, selected_decks(lib))
+    )
+    return [note.fields for note in plan.notes]
+
+
+def test_an_unchanged_export_takes_every_field_from_the_cache(tmp_path: Path) -> None:
+    lib = library(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(lib, tmp_path / "1.apkg", ledger=ledger)
+    cache = ledger.field_cache()
+    assert len(cache.known) == 6  # front and back of three cards (one empty back)
+    assert fields(lib, cache) == fields(lib)  # the same HTML as rendering afresh
+    assert (cache.hits, len(cache.new)) == (6, 0)
+
+
+def test_a_changed_field_is_rendered_again_and_the_rest_reused(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(library(tmp_path / "root"), tmp_path / "1.apkg", ledger=ledger)
+    edited = library(tmp_path / "root", DECK.replace("A **recurrence**", "A *loop*"))
+    cache = ledger.field_cache()
+    assert fields(edited, cache) == fields(edited)
+    assert (cache.hits, len(cache.new)) == (5, 1)
+    assert "<em>loop</em>" in next(iter(cache.new.values()))
+
+
+def test_a_damaged_entry_is_ignored_and_rebuilt(tmp_path: Path) -> None:
+    lib = library(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(lib, tmp_path / "1.apkg", ledger=ledger)
+    with sqlite3.connect(ledger.path) as db:
+        db.execute("UPDATE html SET html = 'tampered' WHERE html LIKE '%recurrence%'")
+    cache = ledger.field_cache()
+    assert "tampered" not in cache.known.values() and len(cache.known) == 5
+    assert fields(lib, cache) == fields(lib)
+    ledger.keep_html(cache)
+    assert len(ledger.field_cache().known) == 6
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "DROP TABLE html; CREATE TABLE html (key TEXT)",  # another shape
+        "DROP TABLE html; CREATE VIEW html AS SELECT 1 AS x",  # not even a table
+    ],
+)
+def test_an_unreadable_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: str) -> None:
+    lib = library(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(lib, tmp_path / "1.apkg", ledger=ledger)
+    with sqlite3.connect(ledger.path) as db:
+        db.executescript(damage)
+    assert ledger.field_cache().known == {}
+    result = export_anki(lib, tmp_path / "2.apkg", ledger=ledger)
+    assert result.notes == 3
+    assert len(ledger.field_cache().known) == 6
+
+
+def test_html_of_another_renderer_is_never_served_and_is_dropped(tmp_path: Path) -> None:
+    lib = library(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    export_anki(lib, tmp_path / "1.apkg", ledger=ledger)
+    with sqlite3.connect(ledger.path) as db:  # as if written by an older renderer
+        db.execute(
+            "UPDATE html SET version = 'older', html = 'old way', check_sum = ?",
+            (html_check("old way"),),
+        )
+    cache = ledger.field_cache()
+    assert cache.known == {}
+    assert fields(lib, cache) == fields(lib)
+    ledger.keep_html(cache)
+    with sqlite3.connect(ledger.path) as db:
+        versions = {row[0] for row in db.execute("SELECT DISTINCT version FROM html")}
+    assert versions == {cache.version}
+
+
+def test_the_same_text_as_cloze_and_as_plain_are_two_entries() -> None:
+    from studykit.export.html import markdown_html
+
+    cache = FieldCache()
+    text = r"$k = {{c1::\frac{a}{b}}}$"
+    assert cache.render(text, False) == markdown_html(text)
+    assert cache.render(text, True) == markdown_html(text, cloze=True) != markdown_html(text)
+    assert (cache.hits, len(cache.new)) == (0, 2)
