@@ -23,8 +23,8 @@ from studykit.tui.cardtext import (
     expected_text,
     front_markdown,
     one_line,
-    side_markdown,
     plain_text,
+    side_markdown,
     worked_text,
 )
 
