@@ -31,6 +31,10 @@ HARD_BREAK = "  "
 """Two trailing spaces, not a backslash: a `\\` inside inline maths that spans lines is TeX."""
 # A line already ending in a break: two spaces, a backslash, or an allowed `<br>` tag.
 _ENDS_IN_BREAK = re.compile(r"(?: {2,}|\\|<br\s*/?>[ \t]*)\Z", re.IGNORECASE)
+# Prose that only paragraphs can hold, so that no parser is needed: each line blank or starting
+# with a character that opens no block (no indent, list marker, quote, heading, fence, rule,
+# setext underline, HTML, link definition or table delimiter row).
+_PROSE_LINE = re.compile(r"[ \t]*|(?:[^\s\-+*>#|=_~`<\[:\d]|\d(?!\d{0,8}[.)]))[^\n]*")
 
 
 @lru_cache(maxsize=1)
@@ -43,12 +47,26 @@ def _blocks() -> MarkdownIt:
     return md
 
 
-def _paragraph_lines(markdown: str) -> Iterator[int]:
+def parsed_paragraph_lines(markdown: str) -> Iterator[int]:
     """Each line that a paragraph continues past (every paragraph line but its last)."""
     for token in _blocks().parse(markdown):
         if token.type == "paragraph_open" and token.map is not None:
             start, end = token.map
             yield from range(start, end - 1)
+
+
+def only_paragraphs(lines: list[str]) -> bool:
+    """Whether these lines can hold nothing but paragraphs: no line opens another block."""
+    return all(_PROSE_LINE.fullmatch(line) for line in lines)
+
+
+def _paragraph_lines(markdown: str, lines: list[str]) -> Iterator[int]:
+    if only_paragraphs(lines):  # most sides: their paragraphs are runs of lines
+        for number in range(len(lines) - 1):
+            if lines[number].strip() and lines[number + 1].strip():
+                yield number
+    else:
+        yield from parsed_paragraph_lines(markdown)
 
 
 def _maths_spans(markdown: str) -> list[tuple[int, int, bool]]:
@@ -89,7 +107,7 @@ def hard_breaks(markdown: str) -> str:
     if "\n" not in markdown:
         return markdown
     lines = markdown.split("\n")
-    continued = set(_paragraph_lines(markdown))
+    continued = set(_paragraph_lines(markdown, lines))
     if not continued:
         return markdown
     spans = _maths_spans(markdown) if "$" in markdown else []

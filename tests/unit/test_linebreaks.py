@@ -6,12 +6,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studykit.cli import cli
 from studykit.export.html import markdown_html
-from studykit.linebreaks import card_side, hard_breaks
+from studykit.linebreaks import (
+    card_side,
+    hard_breaks,
+    only_paragraphs,
+    parsed_paragraph_lines,
+)
 from studykit.model import Card
 from studykit.tui.cardtext import back_markdown, cited_markdown, front_markdown, plain_text
 
@@ -140,3 +145,16 @@ def test_show_prints_each_line_of_a_side_on_its_own_and_notes_wrapped(tmp_path: 
     note = runner.invoke(cli, ["--root", str(tmp_path), "show", "note", "demo-note"])
     assert note.exit_code == 0, note.output
     assert "A note section is a document: its hard-wrapped lines join." in note.output
+
+
+_STARTS = ["", " ", "    ", "- ", "* ", "+ ", "1. ", "2) ", "> ", "# ", "=", "---", "___", "|"]
+_STARTS += ["```", "~~~", "$$", "[a]: /b", ":-", "<div>", "12", "$x$ ", "<b>", "1999"]
+_LINE = st.tuples(st.sampled_from(_STARTS), st.sampled_from(["", "a", "b | c", " x", "."]))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_LINE.map("".join), max_size=6))
+def test_the_no_parser_path_finds_the_paragraphs_the_parser_finds(lines: list[str]) -> None:
+    if only_paragraphs(lines):
+        runs = {k for k in range(len(lines) - 1) if lines[k].strip() and lines[k + 1].strip()}
+        assert runs == set(parsed_paragraph_lines("\n".join(lines)))
