@@ -104,7 +104,7 @@ def _kept(newline: int, markdown: str, spans: list[tuple[int, int, bool]]) -> bo
 @lru_cache(maxsize=4096)  # screens render the same side again and again
 def hard_breaks(markdown: str) -> str:
     """`markdown` with every newline that continues a paragraph made a hard break."""
-    if "\n" not in markdown:
+    if "\n" not in markdown.rstrip():  # one line (a `|` block's newline at its end too)
         return markdown
     lines = markdown.split("\n")
     continued = set(_paragraph_lines(markdown, lines))
