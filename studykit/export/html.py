@@ -33,8 +33,13 @@ _CLOZE_SLOT = re.compile(f"({{?)({_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE})")
 _PLAIN = re.compile(r"(?![-+*#>\d]|=+$)[^\\`*_\[\]<>#!&|~\n]*")
 # What only markdown-it renders: raw HTML or autolinks and tables (only it applies the HTML
 # rule), and where the two lay out HTML differently: whitespace other than space and
-# newline, a space next to a line break, a line ending in `>` (an empty quote).
-_NOT_FOR_CMARK = re.compile(r"[<|]|[^\S \n]|[ ]\n|\n[ ]|>[ ]*$", re.MULTILINE)
+# newline, spaces at a line's end other than a hard break's two after text (and none after a
+# `\`, which markdown-it-py reads as no break), a space starting a line, a line ending in `>`
+# (an empty quote).
+_NOT_FOR_CMARK = re.compile(
+    r"[<|]|[^\S \n]|(?<![ ])[ ]\n|(?<=[ ]{2})[ ]\n|^[ ]{2}\n|\\[ ]+\n|\n[ ]|>[ ]*$",
+    re.MULTILINE,
+)
 _ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
 
 
@@ -43,8 +48,8 @@ def _markdown() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # Raw HTML goes through the one rule of `htmlrule`: a few bare tags pass, the rest shows
-    # as text. A single newline wraps, as markdown says (content is written hard-wrapped); a
-    # line ending in `\` or two spaces, or `<br>`, is a line break.
+    # as text. A line ending in `\` or two spaces, or `<br>`, is a line break; card sides
+    # come here with each of their lines ended so (`linebreaks.hard_breaks`).
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
     def raw_html(renderer: Any, tokens: Any, index: int, options: Any, env: Any) -> str:

@@ -10,9 +10,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from studykit.citations import render_citations
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
+from studykit.linebreaks import card_side
 from studykit.loading import Library
 from studykit.model import COMPUTED_KINDS, Card, Deck, Note
 
@@ -109,7 +109,7 @@ def _card_notes(
     key = ("studykit", deck.id, card.id)
 
     def field(text: str, *, cloze: bool = False, plot: str = "") -> str:
-        text = render_citations(text, note)
+        text = card_side(text, note)
         if media is not None and folder is not None:
             text = media.images(text, folder)
         if plot:  # after the images: the plot is packed already

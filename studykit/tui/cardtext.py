@@ -1,4 +1,4 @@
-"""Terminal markdown with citations rendered: card fronts and backs, note sections (one path)."""
+"""Terminal markdown with citations rendered: card fronts and backs, note sections."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from studykit.citations import render_citations
 from studykit.images import image_placeholders
+from studykit.linebreaks import card_side
 from studykit.mathscan import split_code_fences, split_maths
 from studykit.mathtext import latex_to_unicode, markdown_to_terminal
 from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card, Note
@@ -70,8 +71,14 @@ def clozes_outside_maths(front: str) -> str:
 
 
 def cited_markdown(text: str, note: Note | None) -> str:
-    """Markdown for the terminal: citations rendered, maths as Unicode, images `[image: alt]`."""
+    """A note section's markdown for the terminal: citations rendered, maths as Unicode,
+    images `[image: alt]`. A single newline wraps, as in any markdown document."""
     return markdown_to_terminal(image_placeholders(render_citations(text, note)))
+
+
+def side_markdown(text: str, note: Note | None) -> str:
+    """A card side's markdown for the terminal, as `cited_markdown` but each line a line."""
+    return markdown_to_terminal(image_placeholders(card_side(text, note)))
 
 
 def front_markdown(card: Card, note: Note | None = None) -> str:
@@ -79,7 +86,7 @@ def front_markdown(card: Card, note: Note | None = None) -> str:
     front = card.front
     if card.kind == "cloze":
         front = CLOZE_PATTERN.sub(_hidden, clozes_outside_maths(front))
-    return cited_markdown(front, note)
+    return side_markdown(front, note)
 
 
 def _answer_maths(card: Card) -> str:
@@ -102,7 +109,7 @@ def back_markdown(card: Card, note: Note | None = None) -> str:
         parts.append(card.back)
     elif card.kind in COMPUTED_KINDS and card.answer:
         parts.append(f"Answer: {_answer_maths(card)}")
-    return cited_markdown("\n\n".join(parts), note)
+    return side_markdown("\n\n".join(parts), note)
 
 
 def expected_text(variant: Variant) -> str:
@@ -143,5 +150,5 @@ def card_markdown(card: Card, note: Note | None, seed: int) -> tuple[str, str]:
         markdown_to_terminal(f"Expected: ${variant.expected_latex().strip()}$"),
         markdown_to_terminal(f"Worked: ${variant.steps_latex().strip()}$"),
     ]
-    back = cited_markdown(variant.back() or "", note)
-    return cited_markdown(variant.front(), note), "\n\n".join([*solution, back]).strip()
+    back = side_markdown(variant.back() or "", note)
+    return side_markdown(variant.front(), note), "\n\n".join([*solution, back]).strip()

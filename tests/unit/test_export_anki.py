@@ -330,3 +330,40 @@ cards:
     answer = card.answer()
     assert "first line<br />\nsecond line<br>third line" in answer
     assert "<ul>\n<li>item one</li>\n<li>item two</li>\n</ul>" in answer
+
+
+def test_each_line_of_a_side_is_a_line_in_anki(tmp_path: Path, collection: Collection) -> None:
+    deck = """id: demo
+name: Demo
+cards:
+  - id: lines
+    front: |-
+      A question
+      on two lines?
+    back: |-
+      first line
+      second line
+      - item one
+      - item two
+
+      ```
+      code one
+      code two
+      ```
+  - id: gap
+    kind: cloze
+    front: |-
+      The {{c1::first}} line
+      and the second.
+"""
+    root = write_root(tmp_path / "root", deck)
+    result = export_anki(load_library(root), tmp_path / "out.apkg", deck_ids=["demo"])
+    import_package(collection, result.path)
+    card = collection.get_card(collection.find_cards("card:1 question")[0])
+    assert "A question<br />\non two lines?" in card.question()
+    answer = card.answer()
+    assert "<p>first line<br />\nsecond line</p>" in answer
+    assert "<ul>\n<li>item one</li>\n<li>item two</li>\n</ul>" in answer
+    assert "<pre><code>code one\ncode two\n</code></pre>" in answer  # code keeps its lines
+    cloze = collection.get_card(collection.find_cards("card:1 -question")[0])
+    assert "line<br />\nand the second." in cloze.question()

@@ -18,7 +18,8 @@ def test_several_paragraphs_keep_p() -> None:
 
 
 def test_line_breaks_and_lists_in_a_side_are_kept() -> None:
-    # Content is hard-wrapped markdown: a single newline wraps; these break the line.
+    # Markdown as written (a single newline wraps); card sides come with each line ended by a
+    # hard break (`linebreaks.card_side`, tested in test_linebreaks.py).
     assert markdown_html("wrapped\nprose") == "wrapped\nprose"
     assert markdown_html("backslash\\\nbreak") == "backslash<br />\nbreak"
     assert markdown_html("two spaces  \nbreak") == "two spaces<br />\nbreak"
@@ -170,3 +171,28 @@ def test_cmark_and_markdown_it_agree_wherever_cmark_is_used(text: str) -> None:
         pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
     if html._NOT_FOR_CMARK.search(text) is None:
         assert fast(text) == html._markdown().render(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "cmark"),
+    [
+        ("a  \nb", True),  # a card side's line break: cmark's fast path takes it
+        ("**a  \nb**  \nc", True),
+        ("- a  \n  b", False),  # a space starting a line
+        ("a\\  \nb", False),  # markdown-it-py reads no break after a `\`; cmark does
+        ("a   \nb", False),
+        ("a \nb", False),
+    ],
+)
+def test_two_space_line_breaks_render_alike_wherever_cmark_takes_them(
+    text: str, cmark: bool
+) -> None:
+    from studykit.export import html
+
+    fast = html._cmark()
+    if fast is None:
+        pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
+    assert (html._NOT_FOR_CMARK.search(text) is None) is cmark
+    if cmark:
+        assert fast(text) == html._markdown().render(text)
+        assert "<br />" in fast(text)

@@ -24,6 +24,7 @@ from studykit.tui.cardtext import (
     front_markdown,
     one_line,
     plain_text,
+    side_markdown,
     worked_text,
 )
 
@@ -108,8 +109,8 @@ def _note_texts(library: Library) -> Iterator[tuple[str, str]]:
 
 
 def _variant_texts(where: str, variant: Variant, note: Note | None) -> Iterator[tuple[str, str]]:
-    yield f"{where} front", _shown(cited_markdown(variant.front(), note))
-    yield f"{where} back", _shown(cited_markdown(variant.back() or "", note))
+    yield f"{where} front", _shown(side_markdown(variant.front(), note))
+    yield f"{where} back", _shown(side_markdown(variant.back() or "", note))
     yield f"{where} expected", expected_text(variant)
     yield f"{where} worked", worked_text(variant)
 

@@ -16,7 +16,7 @@ from studykit.mathtext import latex_to_unicode
 from studykit.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, grade
 from studykit.session import Rating
-from studykit.tui.cardtext import cited_markdown, expected_text, worked_text
+from studykit.tui.cardtext import expected_text, side_markdown, worked_text
 from studykit.tui.guard import LoudWorkers
 
 GRADE_WORKER = "grade-answer"
@@ -80,12 +80,12 @@ class AnswerPanel(LoudWorkers, Vertical):
 
     def front_markdown(self, note: Note | None = None) -> str:
         assert self.variant is not None
-        return cited_markdown(self.variant.front(), note)
+        return side_markdown(self.variant.front(), note)
 
     def back_markdown(self, note: Note | None = None) -> str:
         """The back with the drawn values filled in (empty when the card has none)."""
         assert self.variant is not None
-        return cited_markdown(self.variant.back() or "", note)
+        return side_markdown(self.variant.back() or "", note)
 
     def focus_input(self) -> None:
         self.query_one("#answer-input", Input).focus()
