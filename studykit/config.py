@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -170,6 +169,8 @@ def _read_table(path: Path) -> dict[str, object]:
         text = read_regular(path, limit=_MAX_CONFIG_BYTES).decode("utf-8")
     except (FileRefused, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: cannot read the settings file ({error})") from error
+    import tomllib  # only when there is a config.toml: start-up usually has none
+
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -7,45 +7,19 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from studykit.errors import StudykitError
+# The errors live apart (settings name them without this contract); importable from here too.
+from studykit.experiments.errors import Cancelled as Cancelled
+from studykit.experiments.errors import DeviceUnavailable as DeviceUnavailable
+from studykit.experiments.errors import ExperimentError as ExperimentError
+from studykit.experiments.errors import ExperimentFailed as ExperimentFailed
+from studykit.experiments.errors import ParamError as ParamError
+from studykit.experiments.errors import TorchMissing as TorchMissing
+from studykit.experiments.errors import UnknownExperiment as UnknownExperiment
 
 ParamKind = Literal["float", "int", "bool", "choice"]
 Value = float | int | bool | str
 Params = dict[str, Value]
 DEFAULT_SEED = 0
-
-
-class ExperimentError(StudykitError):
-    """Base of every experiment error a user sees."""
-
-
-class ParamError(ExperimentError):
-    """A parameter value (or name) that the experiment does not accept."""
-
-
-class UnknownExperiment(ExperimentError):
-    """A name that is not in the registry."""
-
-
-class DeviceUnavailable(ExperimentError):
-    """The requested device cannot be used on this machine."""
-
-
-class TorchMissing(ExperimentError):
-    """PyTorch is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "PyTorch is not installed, and experiments need it: pip install 'studykit[torch]'"
-        )
-
-
-class ExperimentFailed(ExperimentError):
-    """A run that raised something other than a cancel."""
-
-
-class Cancelled(ExperimentError):
-    """The run was cancelled through its cancel check."""
 
 
 @dataclass(frozen=True)

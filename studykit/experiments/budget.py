@@ -5,16 +5,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from studykit.experiments.base import (
-    Cost,
-    Experiment,
-    ExperimentError,
-    ExperimentFailed,
-    ParamError,
-    Params,
-)
+# Not the contract (base) at import: settings hold a Budget, and start-up needs no more.
+from studykit.experiments.errors import ExperimentError, ExperimentFailed, ParamError
+
+if TYPE_CHECKING:
+    from studykit.experiments.base import Cost, Experiment, Params
 
 GIB: Final = 1 << 30
 MIB: Final = 1 << 20

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -10,6 +11,9 @@ from pathlib import Path
 BACKUP_FOLDER = "backups"
 SUFFIX = ".sqlite3"
 DEFAULT_KEPT = 10
+# The `%Y%m%dT%H%M%S%fZ` that backups are named with; a regex, as strptime's first call
+# imports _strptime (a millisecond of every start).
+_TAKEN = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{1,6})Z")
 
 
 @dataclass(frozen=True)
@@ -36,8 +40,21 @@ def _parse(path: Path) -> Backup | None:
     parts = stem.split("-", 2)
     if len(parts) != 3 or parts[0] != "studykit" or not path.name.endswith(SUFFIX):
         return None
+    match = _TAKEN.fullmatch(parts[1])
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction = match.groups()
     try:
-        taken = datetime.strptime(parts[1], "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
+        taken = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour),
+            int(minute),
+            int(second),
+            int(fraction.ljust(6, "0")),
+            tzinfo=UTC,
+        )
     except ValueError:
         return None
     return Backup(path, taken, parts[2])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from typing import ClassVar
@@ -43,6 +44,7 @@ LOADING_DELAY_S = 0.3
 """How long the session may take to open before the loading screen shows: a quick open
 goes straight to home (and never pays for composing, styling and animating that screen)."""
 EXPORT_WORKER = "export-anki"
+_frozen = False  # freeze_start_up ran in this process
 
 
 class StudykitApp(App[None]):
@@ -410,6 +412,20 @@ class StudykitApp(App[None]):
             self.post_message(NotesRequested(next(iter(session.library.notes))))
 
 
+def freeze_start_up() -> None:
+    """Take what start-up imported out of the cyclic collector's walks, once per process.
+
+    Modules, classes, pydantic's schemas and Textual's tables live as long as the process;
+    while the first screen is built, each full collection walked them all again (~30 ms of
+    CPU). Frozen objects are still freed by reference counting; only a cycle that was
+    already garbage at this moment is never collected (one-off, and small).
+    """
+    global _frozen
+    if not _frozen:
+        _frozen = True
+        gc.freeze()
+
+
 def make_app(
     settings: Settings,
     *,
@@ -421,6 +437,7 @@ def make_app(
     """The app on `settings`; with no `session`, one is opened in a thread worker."""
     if start not in START_SCREENS:
         raise ValueError(f"start must be one of {', '.join(START_SCREENS)}, not {start!r}")
+    freeze_start_up()
     return StudykitApp(settings, session=session, start=start, deck_id=deck_id, questions=questions)
 
 

@@ -3,17 +3,25 @@ part, a graded typed card without scrolling, the notes list as a drawer when nar
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 
 import pytest
 from rich.cells import cell_len
 from textual.containers import VerticalScroll
+from textual.screen import Screen
 from textual.widgets import OptionList, Static
+from textual.widgets._footer import FooterKey
 
+import studykit.tui.screens
 from studykit.session import StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.format import fit_deck_name
+from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
+from studykit.tui.screens.loading import LoadingScreen
 from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
@@ -115,3 +123,53 @@ def test_fit_deck_name_drops_parents_first() -> None:
     assert fit_deck_name(name, 11) == "Eigenvalues"
     assert fit_deck_name(name, 6) == "Eigen…"
     assert fit_deck_name(name, 0) == ""
+
+
+async def test_the_footer_rebuilds_its_keys_only_when_they_change(session: StudySession) -> None:
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.pause()
+        footer = app.screen.query_one(StudyFooter)
+        keys = list(footer.query(FooterKey))
+        bound = [key for key in keys if not key.has_class("-command-palette")]
+        assert bound and not any(key.compact or key.has_class("-compact") for key in bound)
+        palette = [key for key in keys if key.has_class("-command-palette")]
+        assert palette and all(key.has_class("-compact") for key in palette)  # Textual's look
+        app.screen.refresh_bindings()  # published again, unchanged
+        await pilot.pause()
+        await pilot.pause()
+        assert list(footer.query(FooterKey)) == keys, "unchanged keys were rebuilt"
+        await pilot.resize_terminal(80, 24)  # narrow: compact keys, no palette key
+        await settle(pilot, lambda: list(footer.query(FooterKey)) != keys)
+        await pilot.pause()
+        narrow = list(footer.query(FooterKey))
+        assert all(key.compact and key.has_class("-compact") for key in narrow)
+        assert_quit_shown(app)
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot, lambda: list(footer.query(FooterKey)) != narrow)
+        await pilot.pause()
+        again = list(footer.query(FooterKey))
+        assert [key.action for key in again] == [key.action for key in keys]
+        bound = [key for key in again if not key.has_class("-command-palette")]
+        assert not any(key.compact or key.has_class("-compact") for key in bound)
+
+
+def test_every_screen_past_start_up_reads_the_screens_stylesheet() -> None:
+    """studykit.tcss holds start-up's rules only: a screen without SCREENS_CSS is unstyled."""
+    start_up = {HomeScreen, LoadingScreen, ErrorScreen}
+    screens = []
+    for module in pkgutil.iter_modules(studykit.tui.screens.__path__):
+        loaded = importlib.import_module(f"studykit.tui.screens.{module.name}")
+        screens += [
+            value
+            for value in vars(loaded).values()
+            if isinstance(value, type)
+            and issubclass(value, Screen)
+            and value.__module__ == loaded.__name__
+        ]
+    assert len(screens) > len(start_up)
+    unstyled = [s.__name__ for s in screens if s not in start_up and s.CSS_PATH != SCREENS_CSS]
+    assert not unstyled, f"no CSS_PATH = SCREENS_CSS: {unstyled}"
+    assert all(s.CSS_PATH is None for s in start_up)
+    assert SCREENS_CSS.is_file()

@@ -28,6 +28,7 @@ from studykit.tui.format import format_interval
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -69,6 +70,8 @@ def history_cells(
 
 class BrowserScreen(LoudWorkers, Screen[None]):
     """Renders a CardBrowser; its calls run in one serialized worker."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Browse"
 

@@ -31,6 +31,7 @@ from studykit.experiments.budget import Budget, describe_cost
 from studykit.experiments.cache import ExperimentCache, Runner, run_cached
 from studykit.experiments.registry import experiments
 from studykit.tui.guard import describe_error
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING, ExperimentForm
 from studykit.tui.widgets.experiment_result import ExperimentResultView
 from studykit.tui.widgets.footer import StudyFooter
@@ -118,6 +119,8 @@ class ExperimentList(OptionList):
 
 class ExperimentsScreen(Screen[None]):
     """The experiments; a run shows its progress, and its result stays while you switch."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Experiments"
 

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from studykit.session import StudySession
 from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -31,6 +32,8 @@ def next_due_text(due: datetime | None, now: datetime) -> str:
 
 class FinishScreen(Screen[None]):
     """Shown when the review queue is empty."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Done for now"
 

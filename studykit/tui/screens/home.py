@@ -70,6 +70,7 @@ class HomeScreen(Screen[None]):
         super().__init__(id="home")
         self.session = session
         self._counts: dict[str, DeckCounts] = {}
+        self._stale = False  # another screen was on top: reviews there changed the counts
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -86,8 +87,14 @@ class HomeScreen(Screen[None]):
         self.refresh_decks()
         self.query_one(DeckTree).focus()
 
+    def on_screen_suspend(self) -> None:
+        self._stale = True
+
     def on_screen_resume(self) -> None:
-        self.refresh_decks()
+        # Not on the first showing: on_mount has just counted (twice was a whole redraw).
+        if self._stale:
+            self._stale = False
+            self.refresh_decks()
 
     def on_resize(self) -> None:
         self.query_one("#deck-columns", Static).update(self._aligned_titles())

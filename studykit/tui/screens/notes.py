@@ -17,6 +17,7 @@ from studykit.model import Note, Section
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -53,6 +54,8 @@ class SectionView(Vertical):
 
 class NotesScreen(Screen[None]):
     """Read a note; opened from home (the deck's note) or review (the card's source section)."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Notes"
 

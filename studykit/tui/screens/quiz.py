@@ -20,6 +20,7 @@ from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -29,6 +30,8 @@ CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule 
 
 class QuizScreen(LoudWorkers, Screen[None]):
     """Renders a QuizFlow: answers to cards not due leave the schedule alone unless set."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Quiz"
 
@@ -196,6 +199,8 @@ class QuizScreen(LoudWorkers, Screen[None]):
 
 class QuizScoreScreen(Screen[None]):
     """The score of a finished quiz and the questions that were missed."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Quiz score"
 

@@ -28,6 +28,7 @@ from studykit.tui.messages import (
     ReviewFinished,
     ReviewScope,
 )
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.measured_value import MeasuredValue
@@ -56,6 +57,8 @@ def progress_text(new: int, learning: int, due: int) -> Text:
 
 class ReviewScreen(LoudWorkers, Screen[None]):
     """Renders a StudyFlow; its calls run in one serialized worker, a rating commits first."""
+
+    CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Review"
 

@@ -108,7 +108,7 @@ class DeckTree(Tree[DeckGroup]):
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("Decks", id=id)
+        super().__init__(Text("Decks"), id=id)  # a str label is markup: rich's emoji table
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 3
