@@ -184,7 +184,9 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
         tex, display = maths[int(match.group(1))]
         return latex_to_mathjax(tex, display)
 
-    rendered = _MATH_SLOT.sub(math, balanced(rendered))
+    if "<" in source:  # without raw HTML, the renderers' own tags are nested properly
+        rendered = balanced(rendered)
+    rendered = _MATH_SLOT.sub(math, rendered)
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.export.html import inline_html, markdown_html, one_paragraph
+from studykit.export.html import inline_html, markdown_html, one_paragraph, render_markdown
+from studykit.htmlrule import balanced
 from studykit.mathscan import split_maths
 
 
@@ -215,3 +216,11 @@ def test_prose_without_a_dollar_has_no_maths(prose: str) -> None:
     # `_lift_maths` returns such prose as it is, without scanning it.
     assert "".join(str(piece) for piece in split_maths(prose)) == prose
     assert all(isinstance(piece, str) for piece in split_maths(prose))
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab *_`\\>#-1.\n|[]()&", max_size=60))
+def test_markdown_without_raw_html_renders_balanced_tags(text: str) -> None:
+    # `markdown_html` skips `balanced` where the source has no `<`.
+    rendered = render_markdown(text)
+    assert balanced(rendered) == rendered
