@@ -138,6 +138,8 @@ class KeptPackage:
         try:
             with closing(self._connect()) as db, db:
                 db.execute("DELETE FROM package")
+                if written.resolve() == self.path.resolve():
+                    return  # written over the kept package itself: nothing to copy
                 if written.stat().st_size > MAX_KEPT_BYTES:
                     self.path.unlink(missing_ok=True)
                     return

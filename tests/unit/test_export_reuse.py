@@ -113,3 +113,12 @@ def test_cli_says_when_the_package_was_reused(tmp_path: Path) -> None:
     assert first.exit_code == second.exit_code == 0, first.output + second.output
     assert REUSED not in first.output
     assert REUSED in second.output
+
+
+def test_a_package_written_where_the_kept_one_lives_is_not_lost(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    data = tmp_path / "data"
+    ledger = ExportLedger.in_data_dir(data)
+    for _ in range(3):
+        result = export_anki(load_library(root), data / KEPT_FILENAME, ledger=ledger)
+        assert not result.reused and result.path.stat().st_size > 0
