@@ -247,7 +247,7 @@ def write_package(
     }
     gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
     with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
-        key = package_digest(plan, guids, stamps, now, timestamp, source, media_files)
+        key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
         kept = KeptPackage(ledger.path)
         found = kept.reuse(key, Path(path)) if key is not None else None
         if found is not None:

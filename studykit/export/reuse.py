@@ -65,13 +65,17 @@ class KeptCounts:
 def package_digest(
     plan: ExportPlan,
     guids: Sequence[str],
+    notes: Mapping[str, str],
     stamps: Mapping[str, int],
     now: int,
     timestamp: float | None,
     source: ExportSource | None,
     media_files: Sequence[Path],
 ) -> str | None:
-    """The digest of everything the package is made of; None when it cannot be reused."""
+    """The digest of everything the package is made of; None when it cannot be reused.
+
+    `notes` maps each GUID to its note's content digest (`anki.note_digest`).
+    """
     if source is not None and source.scheduling is not None:
         return None
     digest = hashlib.sha256(writer_version())
@@ -83,8 +87,10 @@ def package_digest(
     else:
         digest.update(b"no presets")
     for guid, note in zip(guids, plan.notes, strict=True):
-        record = (guid, note.model, note.deck_id, note.fields, note.tags, stamps.get(guid, now))
-        digest.update(repr(record).encode())
+        # `notes[guid]` is the note's content digest: model, deck name, fields and tags.
+        digest.update(
+            f"{guid}\x1f{note.deck_id}\x1f{notes[guid]}\x1f{stamps.get(guid, now)}\x1e".encode()
+        )
     for path in media_files:
         digest.update(repr(Path(path).name).encode())
         digest.update(hashlib.sha256(Path(path).read_bytes()).digest())
