@@ -249,16 +249,23 @@ def write_package(
     with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
         key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
         kept = KeptPackage(ledger.path)
-        found = kept.reuse(key, Path(path)) if key is not None else None
+        found = kept.reuse(key, Path(path))
         if found is not None:
             if progress is not None:
                 progress(len(plan.notes))
             return PackageCounts(
-                Path(path), found.decks, found.notes, found.cards, removed=plan.removed, reused=True
+                Path(path),
+                found.decks,
+                found.notes,
+                found.cards,
+                revlog=found.revlog,
+                removed=plan.removed,
+                reused=True,
             )
         counts = _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
-        if key is not None:
-            kept.keep(key, counts.path, KeptCounts(counts.decks, counts.notes, counts.cards))
+        kept.keep(
+            key, counts.path, KeptCounts(counts.decks, counts.notes, counts.cards, counts.revlog)
+        )
         return counts
 
 

@@ -2,10 +2,10 @@
 
 An export's package is decided by its inputs: every note as written (model, deck, GUID,
 fields, tags, modification time), the decks and their presets, the media files' names and
-bytes, the package time when a caller fixes it, and the code that writes packages. A digest
-of all of them is kept with the package's own hash; when the next export has the same digest
-and the kept package still hashes the same, it is copied instead of built again. Exports
-with scheduling are always built: their schedule depends on the moment of the export.
+bytes, the package time when a caller fixes it, the scheduling (states, answers and what
+the moment of the export makes of them), and the code that writes packages. A digest of all
+of them is kept with the package's own hash; when the next export has the same digest and
+the kept package still hashes the same, it is copied instead of built again.
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
+from datetime import datetime
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
+from typing import Any
 
-from studykit.export.history import ExportSource
+from studykit.export.history import ExportSource, Scheduling
 from studykit.export.plan import ExportPlan
+from studykit.export.schedule import hidden_queue
+from studykit.srs.records import CardState
 
 KEPT_FILENAME = "anki-export-last.apkg"
 MAX_KEPT_BYTES = 64 * 1024 * 1024
@@ -30,7 +34,7 @@ MAX_KEPT_BYTES = 64 * 1024 * 1024
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS package (one INTEGER PRIMARY KEY CHECK (one = 1), "
     "digest TEXT NOT NULL, sha256 TEXT NOT NULL, decks INTEGER NOT NULL, "
-    "notes INTEGER NOT NULL, cards INTEGER NOT NULL)"
+    "notes INTEGER NOT NULL, cards INTEGER NOT NULL, revlog INTEGER NOT NULL)"
 )
 # The modules whose code decides a package's bytes from its notes.
 _WRITER = (
@@ -39,6 +43,8 @@ _WRITER = (
     ("studykit.export", "presets.py"),
     ("studykit.export", "removed.py"),
     ("studykit.export", "reuse.py"),
+    ("studykit.export", "schedule.py"),
+    ("studykit.export", "history.py"),
     ("studykit.export", "typein.js"),
 )
 
@@ -60,6 +66,7 @@ class KeptCounts:
     decks: int
     notes: int
     cards: int
+    revlog: int
 
 
 def package_digest(
@@ -71,19 +78,19 @@ def package_digest(
     timestamp: float | None,
     source: ExportSource | None,
     media_files: Sequence[Path],
-) -> str | None:
-    """The digest of everything the package is made of; None when it cannot be reused.
+) -> str:
+    """The digest of everything the package is made of.
 
     `notes` maps each GUID to its note's content digest (`anki.note_digest`).
     """
-    if source is not None and source.scheduling is not None:
-        return None
     digest = hashlib.sha256(writer_version())
     digest.update(repr(timestamp).encode())
     for deck in plan.decks:
         digest.update(repr((deck.id, deck.name, deck.description)).encode())
     if source is not None:
         digest.update(repr(sorted(source.options.items())).encode())
+        if source.scheduling is not None:
+            _scheduling_digest(digest, source.scheduling)
     else:
         digest.update(b"no presets")
     for guid, note in zip(guids, plan.notes, strict=True):
@@ -95,6 +102,30 @@ def package_digest(
         digest.update(repr(Path(path).name).encode())
         digest.update(hashlib.sha256(Path(path).read_bytes()).digest())
     return digest.hexdigest()
+
+
+def _scheduling_digest(digest: Any, scheduling: Scheduling) -> None:
+    """States and answers, and what the moment of the export makes of them.
+
+    A schedule reads the clock only through Anki's day numbers of the instants it holds, the
+    start of the next study day, and whether a burial is over (`schedule.py`); so those go in,
+    and a later export on the same study day, with no answer since, reuses the package.
+    """
+    days = scheduling.days
+
+    def day(moment: datetime | None) -> int | None:
+        return None if moment is None else days.day(moment)
+
+    def when(state: CardState) -> tuple[object, ...]:
+        return (state, day(state.due), day(state.last_review), hidden_queue(state, scheduling.now))
+
+    timing = (days.crt, days.today, days.tomorrow_at, scheduling.rollover_hour)
+    digest.update(repr((*timing, scheduling.minutes_west)).encode())
+    for ref, state in sorted(scheduling.states.items()):
+        digest.update(repr((ref, when(state))).encode())
+    for ref, answers in sorted(scheduling.answers.items()):
+        for answer in answers:
+            digest.update(repr((ref, answer, when(answer.before), when(answer.after))).encode())
 
 
 def _file_hash(path: Path) -> str:
@@ -119,13 +150,14 @@ class KeptPackage:
         try:
             with closing(self._connect()) as db:
                 row = db.execute(
-                    "SELECT sha256, decks, notes, cards FROM package WHERE digest = ?", (digest,)
+                    "SELECT sha256, decks, notes, cards, revlog FROM package WHERE digest = ?",
+                    (digest,),
                 ).fetchone()
         except sqlite3.DatabaseError:
             return None
         if row is None or not self.path.is_file():
             return None
-        sha, decks, notes, cards = row
+        sha, decks, notes, cards, revlog = row
         partial = target.with_name(f".{target.name}.partial")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -137,7 +169,7 @@ class KeptPackage:
             return None
         finally:
             partial.unlink(missing_ok=True)
-        return KeptCounts(decks=decks, notes=notes, cards=cards)
+        return KeptCounts(decks=decks, notes=notes, cards=cards, revlog=revlog)
 
     def keep(self, digest: str, written: Path, counts: KeptCounts) -> None:
         """Keep a copy of the package just written for `digest` (unless it is too big)."""
@@ -151,8 +183,15 @@ class KeptPackage:
                     return
                 shutil.copyfile(written, self.path)
                 db.execute(
-                    "INSERT INTO package VALUES (1, ?, ?, ?, ?, ?)",
-                    (digest, _file_hash(self.path), counts.decks, counts.notes, counts.cards),
+                    "INSERT INTO package VALUES (1, ?, ?, ?, ?, ?, ?)",
+                    (
+                        digest,
+                        _file_hash(self.path),
+                        counts.decks,
+                        counts.notes,
+                        counts.cards,
+                        counts.revlog,
+                    ),
                 )
         except (OSError, sqlite3.DatabaseError):
             self.path.unlink(missing_ok=True)  # the next export builds its package again

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,11 @@ from studykit.export.ledger import ExportLedger
 from studykit.export.reuse import KEPT_FILENAME
 from studykit.loading import load_library
 from studykit.session import StudySession
+from studykit.srs.scheduler import Rating
+from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, import_package, write_root
 from tests.unit.test_export_media import OTHER_PNG, PNG
+from tests.unit.test_export_scheduling import import_with_scheduling
 
 IMAGE_DECK = """id: pictured
 name: Pictured
@@ -93,15 +97,30 @@ def test_an_image_with_other_bytes_builds_the_package_anew(tmp_path: Path) -> No
     assert [export(), export()] == [False, True]
 
 
-def test_an_export_with_scheduling_is_always_built(
-    tmp_path: Path, make_session: Callable[..., StudySession]
+def test_with_scheduling_a_review_or_a_new_study_day_builds_anew(
+    tmp_path: Path, make_session: Callable[..., StudySession], collection: Collection
 ) -> None:
     library = load_library(write_root(tmp_path / "root"))
-    session = make_session(library, settings=Settings(root=library.root, data_dir=tmp_path / "d"))
+    settings = Settings(root=library.root, data_dir=tmp_path / "d", enable_fuzzing=False)
+    clock = FakeClock(datetime(2026, 3, 2, 12, 0, tzinfo=UTC))
+    session = make_session(library, settings=settings, clock=clock)
     ledger = ExportLedger.in_data_dir(tmp_path / "data")
-    for name in ("one.apkg", "two.apkg"):
+
+    def export(name: str) -> tuple[bool, int]:
         result = export_anki(library, tmp_path / name, ledger=ledger, session=session)
-        assert result.scheduled and not result.reused
+        assert result.scheduled
+        return result.reused, result.revlog
+
+    card = session.study_card("demo", "basic-one")
+    session.answer(card, Rating.Good, duration_ms=3000)
+    assert [export("one.apkg"), export("two.apkg")] == [(False, 1), (True, 1)]
+    clock.advance(timedelta(minutes=20))
+    session.answer(session.study_card("demo", "basic-one"), Rating.Good, duration_ms=3000)
+    assert [export("three.apkg"), export("four.apkg")] == [(False, 2), (True, 2)]
+    import_with_scheduling(collection, tmp_path / "four.apkg")  # the reused package holds both
+    assert collection.db.scalar("SELECT count() FROM revlog") == 2
+    clock.advance(timedelta(days=1))  # the same states, on another study day: new day numbers
+    assert export("five.apkg") == (False, 2)
 
 
 def test_cli_says_when_the_package_was_reused(tmp_path: Path) -> None:
