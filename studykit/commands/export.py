@@ -64,7 +64,7 @@ def anki(
     its cached result (drawn with matplotlib, the `plots` extra); experiments never run
     here, and those without a cached result are listed with the command that runs them.
     """
-    from studykit.export import export_anki
+    from studykit.export import REUSED, export_anki
     from studykit.export.ledger import ExportLedger
     from studykit.export.plan import selected_decks
     from studykit.loading import load_library
@@ -117,6 +117,8 @@ def anki(
             session.close()
     decks_text = f"{result.decks} deck{'s' if result.decks != 1 else ''}"
     click.echo(f"Wrote {result.path}: {result.notes} notes, {result.cards} cards in {decks_text}.")
+    if result.reused:
+        click.echo(REUSED)
     if result.scheduled:
         click.echo(
             f"With scheduling: {result.revlog} reviews. In Anki's import dialog tick "

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from studykit.session import StudySession
 
 
+REUSED = "Unchanged since the last export; package reused."
+
+
 @dataclass(frozen=True)
 class ExportResult:
     """What an export wrote, and the computed cards that went out as a formula only."""
@@ -33,6 +36,8 @@ class ExportResult:
     removed: tuple[str, ...] = ()
     revlog: int = 0
     scheduled: bool = False
+    reused: bool = False
+    """Nothing changed since the last export: the package kept from it was copied."""
     media: MediaReport | None = field(default=None, compare=False)
     """Images and plots packed, plots drawn, skipped, and experiments without a result."""
 
@@ -141,5 +146,6 @@ def _export(
         removed=counts.removed,
         revlog=counts.revlog,
         scheduled=source is not None and source.scheduling is not None,
+        reused=counts.reused,
         media=media.report,
     )

@@ -25,6 +25,7 @@ from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
 from studykit.export.removed import note_record, with_removed
+from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
 
 # Chosen once at random; never change them, or Anki sees new notetypes.
 BASIC_MODEL_ID = 1140921977
@@ -187,6 +188,8 @@ class PackageCounts:
     cards: int
     revlog: int = 0
     removed: tuple[str, ...] = ()
+    reused: bool = False
+    """Nothing changed since the last export: its kept package was copied."""
 
 
 class _Records(Mapping[str, tuple[str, str]]):
@@ -244,7 +247,26 @@ def write_package(
     }
     gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
     with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
-        return _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
+        key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
+        kept = KeptPackage(ledger.path)
+        found = kept.reuse(key, Path(path))
+        if found is not None:
+            if progress is not None:
+                progress(len(plan.notes))
+            return PackageCounts(
+                Path(path),
+                found.decks,
+                found.notes,
+                found.cards,
+                revlog=found.revlog,
+                removed=plan.removed,
+                reused=True,
+            )
+        counts = _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
+        kept.keep(
+            key, counts.path, KeptCounts(counts.decks, counts.notes, counts.cards, counts.revlog)
+        )
+        return counts
 
 
 def _write(

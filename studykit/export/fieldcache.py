@@ -51,9 +51,13 @@ class FieldCache:
         self.known = dict(known or {})
         self.new: dict[str, str] = {}
         self.hits = 0
+        # The key hashes "version \x1f cloze \x1f text"; the part before the text is fixed.
+        self._prefixes = {
+            flag: f"{self.version}\x1f{int(flag)}\x1f".encode() for flag in (False, True)
+        }
 
     def key(self, text: str, cloze: bool) -> str:
-        data = f"{self.version}\x1f{int(cloze)}\x1f{text}".encode()
+        data = self._prefixes[cloze] + text.encode()
         return hashlib.blake2b(data, digest_size=16).hexdigest()
 
     def render(self, text: str, cloze: bool = False) -> str:

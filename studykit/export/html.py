@@ -40,7 +40,6 @@ _NOT_FOR_CMARK = re.compile(
     r"[<|]|[^\S \n]|(?<![ ])[ ]\n|(?<=[ ]{2})[ ]\n|^[ ]{2}\n|\\[ ]+\n|\n[ ]|>[ ]*$",
     re.MULTILINE,
 )
-_ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
 
 
 @lru_cache(maxsize=1)
@@ -132,8 +131,20 @@ def _mark_clozes(text: str) -> str:
     return "".join(out)
 
 
+def one_paragraph(rendered: str) -> str | None:
+    """The content of `rendered` if it is one `<p>…</p>` paragraph, else None."""
+    # A `<p>` inside could not overlap the closing `</p>`, so a substring test decides.
+    if rendered.startswith("<p>") and rendered.endswith("</p>"):
+        inner = rendered[3:-4]
+        if "<p>" not in inner:
+            return inner
+    return None
+
+
 def _lift_maths(prose: str, maths: list[tuple[str, bool]]) -> str:
     """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
+    if "$" not in prose:  # no maths can open (most prose without maths)
+        return prose
     out: list[str] = []
     for piece in split_maths(prose):
         if isinstance(piece, str):
@@ -165,15 +176,17 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
         rendered = source.replace('"', "&quot;")
     else:
         rendered = render_markdown(source).strip()
-        single = _ONE_PARAGRAPH.fullmatch(rendered)
+        single = one_paragraph(rendered)
         if single is not None:  # one paragraph: no <p>, so the field has no stray margins
-            rendered = single.group(1)
+            rendered = single
 
     def math(match: re.Match[str]) -> str:
         tex, display = maths[int(match.group(1))]
         return latex_to_mathjax(tex, display)
 
-    rendered = _MATH_SLOT.sub(math, balanced(rendered))
+    if "<" in source:  # without raw HTML, the renderers' own tags are nested properly
+        rendered = balanced(rendered)
+    rendered = _MATH_SLOT.sub(math, rendered)
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.

@@ -16,9 +16,12 @@ from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
 REMOVED_TAG = "studykit::removed"
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # what `json.dumps` makes anew for each call
+
+
 def note_record(note: PlannedNote, deck: PlannedDeck) -> str:
     """A note and its deck as written, for the ledger."""
-    return json.dumps(
+    return _ENCODER.encode(
         {
             "model": note.model,
             "deck": [deck.id, deck.name, deck.description],
@@ -26,8 +29,7 @@ def note_record(note: PlannedNote, deck: PlannedDeck) -> str:
             "guid_key": list(note.guid_key),
             "fields": list(note.fields),
             "tags": list(note.tags),
-        },
-        ensure_ascii=False,
+        }
     )
 
 

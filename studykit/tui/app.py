@@ -299,6 +299,10 @@ class StudykitApp(App[None]):
             f"Exported {message.title}: {result.notes} notes, {result.cards} cards.",
             str(result.path),
         ]
+        if result.reused:
+            from studykit.export import REUSED
+
+            lines.append(REUSED)
         if result.unbaked:
             lines.append(f"{len(result.unbaked)} computed card(s) as their formula only.")
         media = result.media

@@ -8,6 +8,7 @@ from pathlib import Path
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from textual.widgets import Tree
 
+from studykit.export import REUSED
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import PlannedDeck, PlannedNote
 from studykit.export.removed import note_record
@@ -80,6 +81,28 @@ async def test_the_export_message_lists_notes_sent_again_as_removed(
         assert f"{demo.id}/gone-card" in message
 
 
-def _exported(app: object) -> str | None:
+async def test_a_second_export_with_nothing_changed_says_the_package_was_reused(
+    make_session: Callable[..., StudySession], small_library: Library
+) -> None:
+    session = make_session(small_library)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        tree: Tree[object] = app.screen.query_one(Tree)
+        node = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
+        tree.move_cursor(node)
+        for count in (1, 2):
+            await pilot.press("x")
+            await settle(pilot, lambda n=count: len(_messages(app)) == n, steps=1000)
+        first, second = _messages(app)
+        assert REUSED not in first
+        assert REUSED in second and "Exported Demo: 5 notes, 5 cards." in second
+
+
+def _messages(app: object) -> list[str]:
     notes = getattr(app, "_notifications", [])
-    return next((n.message for n in notes if n.title == "Anki export"), None)
+    return [n.message for n in notes if n.title == "Anki export"]
+
+
+def _exported(app: object) -> str | None:
+    return next(iter(_messages(app)), None)

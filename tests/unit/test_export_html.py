@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.export.html import inline_html, markdown_html
+from studykit.export.html import inline_html, markdown_html, one_paragraph, render_markdown
+from studykit.htmlrule import balanced
+from studykit.mathscan import split_maths
 
 
 def test_one_paragraph_has_no_p_and_markdown_renders() -> None:
@@ -196,3 +200,27 @@ def test_two_space_line_breaks_render_alike_wherever_cmark_takes_them(
     if cmark:
         assert fast(text) == html._markdown().render(text)
         assert "<br />" in fast(text)
+
+
+_ONE_PARAGRAPH = re.compile(r"<p>((?:(?!<p>).)*)</p>", re.DOTALL)
+
+
+@given(st.text(alphabet="<p/>a \n", max_size=30).map(lambda t: f"<p>{t}</p>") | st.text("<p/>a"))
+def test_one_paragraph_agrees_with_the_pattern_it_replaces(rendered: str) -> None:
+    found = _ONE_PARAGRAPH.fullmatch(rendered)
+    assert one_paragraph(rendered) == (found.group(1) if found is not None else None)
+
+
+@given(st.text(alphabet="ab \\`{}_*\n\ue010", max_size=40))
+def test_prose_without_a_dollar_has_no_maths(prose: str) -> None:
+    # `_lift_maths` returns such prose as it is, without scanning it.
+    assert "".join(str(piece) for piece in split_maths(prose)) == prose
+    assert all(isinstance(piece, str) for piece in split_maths(prose))
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="ab *_`\\>#-1.\n|[]()&", max_size=60))
+def test_markdown_without_raw_html_renders_balanced_tags(text: str) -> None:
+    # `markdown_html` skips `balanced` where the source has no `<`.
+    rendered = render_markdown(text)
+    assert balanced(rendered) == rendered
