@@ -131,8 +131,23 @@ def deck_facts(deck: Deck) -> Facts:
     return Facts("", tags, deck.id.casefold(), deck.name.casefold())
 
 
+def as_template(card: Card) -> Card:
+    """A computed card with each `{param}` shown as `…`: a browser shows the card, not a draw."""
+    if not card.params:
+        return card
+    from studykit.quiz.variants import PLACEHOLDER
+
+    return card.model_copy(
+        update={
+            "front": PLACEHOLDER.sub("…", card.front),
+            "back": PLACEHOLDER.sub("…", card.back) if card.back else card.back,
+        }
+    )
+
+
 def question_line(card: Card, limit: int = 60) -> str:
     """A card's question on one plain line (cloze deletions shown filled in), for lists."""
     from studykit.quiz.picking import short_text
 
-    return short_text(CLOZE_PATTERN.sub(lambda match: match.group(2), card.front), limit)
+    front = as_template(card).front
+    return short_text(CLOZE_PATTERN.sub(lambda match: match.group(2), front), limit)

@@ -76,3 +76,20 @@ def test_deck_terms_split_from_card_terms() -> None:
     assert [t.kind for t in query.only("deck").terms] == ["deck", "deck"]
     assert [t.kind for t in query.without("deck").terms] == ["text", "is"]
     assert query.needs_states and not query.only("deck").needs_states
+
+
+def test_computed_cards_are_listed_as_their_template_not_a_parameter_name() -> None:
+    from studykit.browsing import as_template, question_line
+    from studykit.config import bundled_root
+    from studykit.loading import load_library
+    from studykit.quiz.variants import placeholders
+
+    library = load_library(bundled_root())
+    computed = [card for deck in library.decks.values() for card in deck.cards if card.params]
+    assert computed
+    for card in computed:
+        line, shown = question_line(card, 500), as_template(card)
+        assert not placeholders(shown.front) and not placeholders(shown.back)
+        if placeholders(card.front):
+            assert "…" in line, line
+            assert not any(f"{{{name}}}" in line for name in card.params), line

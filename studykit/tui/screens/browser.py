@@ -17,7 +17,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Rule, Static
 
 from studykit.browser import BrowserView, CardBrowser, Detail
-from studykit.browsing import Browse, CardRow, HistoryRow, question_line
+from studykit.browsing import Browse, CardRow, HistoryRow, as_template, question_line
 from studykit.search import MAX_QUERY
 from studykit.session import StudyCard, StudySession
 from studykit.terminal import terminal_safe
@@ -227,8 +227,9 @@ class BrowserScreen(LoudWorkers, Screen[None]):
             )
         )
         note = self.session.library.note_for(card.deck)
-        await self.query_one("#browser-front", Markdown).update(front_markdown(card.card, note))
-        await self.query_one("#browser-back", Markdown).update(back_markdown(card.card, note))
+        shown = as_template(card.card)
+        await self.query_one("#browser-front", Markdown).update(front_markdown(shown, note))
+        await self.query_one("#browser-back", Markdown).update(back_markdown(shown, note))
         for event in reversed(detail.history):  # newest first, as Anki's card info
             history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
         if not detail.history:
