@@ -311,3 +311,30 @@ async def test_a_large_result_lists_500_and_says_how_many_more(make_session: Mak
         await search(pilot, screen, '"question 51"')  # a phrase: 51, 510-519
         assert len(screen.cards) == 11
         assert plain(screen.query_one("#browser-count", Static)) == "11 cards"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_a_long_card_id_still_leaves_the_cards_file_and_line_on_screen(
+    tmp_path: Path, make_session: MakeSession, size: tuple[int, int]
+) -> None:
+    long_id = "effective-context-of-a-recurrent-network-with-a-long-descriptive-id"
+    root = tmp_path / "root"
+    write(
+        root,
+        "decks/a-deck-with-a-rather-long-id-as-well.yaml",
+        f"id: a-deck-with-a-rather-long-id-as-well\nname: Demo\ncards:\n"
+        f"  - id: {long_id}\n    front: Q?\n    back: A.\n",
+    )
+    session = make_session(load_library(root))
+    session.answer(
+        session.study_card("a-deck-with-a-rather-long-id-as-well", long_id),
+        Rating.Good,
+        duration_ms=10,
+    )
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=size) as pilot:
+        await open_browser(app, pilot, 1)
+        await pilot.pause()
+        text = screen_text(app)  # the path may wrap: its start and its end must both show
+        assert "decks/a-deck-with" in text
+        assert ".yaml:4" in text or "ml:4" in text
