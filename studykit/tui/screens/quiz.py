@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Center, Horizontal, Vertical, VerticalScroll
@@ -17,10 +16,10 @@ from studykit.quiz import QuizAnswer
 from studykit.session import Rating, StudyCard, StudySession
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
-from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.answering import AnsweringScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -28,12 +27,14 @@ from studykit.tui.widgets.title_bar import TitleBar
 CRAM_NOTE = "Cramming: this card is not due, so your answer leaves its schedule alone."
 
 
-class QuizScreen(LoudWorkers, Screen[None]):
+class QuizScreen(AnsweringScreen):
     """Renders a QuizFlow: answers to cards not due leave the schedule alone unless set."""
 
     CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Quiz"
+    BUTTON_PREFIX = "quiz-"
+    flow: QuizFlow
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *ANSWER_BINDINGS,
@@ -146,11 +147,6 @@ class QuizScreen(LoudWorkers, Screen[None]):
         self.query_one(f"#quiz-{dict(RATINGS)[proposal].lower()}", Button).focus()
         self.refresh_bindings()
 
-    def _typing(self) -> bool:
-        """True while the answer box has focus (False before the screen is composed)."""
-        panels = self.query(AnswerPanel)
-        return bool(panels) and panels.first().typing
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in {"reveal", "rate"} and self._typing():
             return False  # the key would type into the answer box; escape leaves it first
@@ -160,41 +156,11 @@ class QuizScreen(LoudWorkers, Screen[None]):
             return self.card is not None and self.revealed
         return True
 
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        self.refresh_bindings()
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        self.refresh_bindings()
-
-    def on_answer_panel_left(self, event: AnswerPanel.Left) -> None:
-        event.stop()
-        self.query_one("#quiz-show", Button).focus()
-
-    def action_reveal(self) -> None:
-        if self.card is not None and not self.revealed:
-            self.runner.submit("Could not show the answer", self.flow.reveal)
-
-    def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
-        event.stop()
-        self.action_reveal()
-
     def action_rate(self, grade: int) -> None:
         if self.card is None or not self.revealed:
             return
         flow, graded = self.flow, self.query_one(AnswerPanel).result
         self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade), graded))
-
-    def action_home(self) -> None:
-        self.post_message(HomeRequested())
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "quiz-show":
-            self.action_reveal()
-            return
-        for rating, name in RATINGS:
-            if event.button.id == f"quiz-{name.lower()}":
-                self.action_rate(int(rating))
 
 
 class QuizScoreScreen(Screen[None]):

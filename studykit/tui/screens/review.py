@@ -9,7 +9,6 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
@@ -19,16 +18,15 @@ from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.format import fit_deck_name
-from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import (
     FlowDone,
-    HomeRequested,
     NotesRequested,
     ReviewFinished,
     ReviewScope,
 )
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.answering import AnsweringScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.measured_value import MeasuredValue
@@ -55,12 +53,13 @@ def progress_text(new: int, learning: int, due: int) -> Text:
     )
 
 
-class ReviewScreen(LoudWorkers, Screen[None]):
+class ReviewScreen(AnsweringScreen):
     """Renders a StudyFlow; its calls run in one serialized worker, a rating commits first."""
 
     CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Review"
+    flow: StudyFlow
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *ANSWER_BINDINGS,
@@ -220,11 +219,6 @@ class ReviewScreen(LoudWorkers, Screen[None]):
 
     # -- actions -------------------------------------------------------------
 
-    def _typing(self) -> bool:
-        """True while the answer box has focus (False before the screen is composed)."""
-        panels = self.query(AnswerPanel)
-        return bool(panels) and panels.first().typing
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         typing = self._typing()
         if action == "undo_typing":
@@ -238,20 +232,6 @@ class ReviewScreen(LoudWorkers, Screen[None]):
         if action in {"bury", "suspend", "notes"}:
             return self.card is not None
         return True
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        self.refresh_bindings()
-
-    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
-        self.refresh_bindings()
-
-    def on_answer_panel_left(self, event: AnswerPanel.Left) -> None:
-        event.stop()
-        self.query_one("#show", Button).focus()
-
-    def action_reveal(self) -> None:
-        if self.card is not None and not self.revealed:
-            self.runner.submit("Could not show the answer", self.flow.reveal)
 
     def action_rate(self, grade: int) -> None:
         if self.card is None or not self.revealed:
@@ -283,20 +263,3 @@ class ReviewScreen(LoudWorkers, Screen[None]):
             self.notify("This deck has no note.", severity="warning")
             return
         self.post_message(NotesRequested(note.id, card.card.source))
-
-    def action_home(self) -> None:
-        self.post_message(HomeRequested())
-
-    def on_answer_panel_graded(self, event: AnswerPanel.Graded) -> None:
-        """A typed answer was graded: reveal; the proposed rating goes under enter."""
-        event.stop()
-        self.action_reveal()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "show":
-            self.action_reveal()
-            return
-        for rating, name in RATINGS:
-            if event.button.id == name.lower():
-                self.action_rate(int(rating))
