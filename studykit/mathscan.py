@@ -7,6 +7,7 @@ always agree on where maths starts and ends.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 # Container markers at the start of a line: indentation, `>` quotes, list bullets and numbers.
@@ -101,6 +102,19 @@ def split_maths(prose: str) -> list[str | Maths]:
     if at < len(prose):
         pieces.append(prose[at:])
     return pieces
+
+
+def replace_maths(prose: str, replace: Callable[[Maths], str]) -> str:
+    """`prose` with each of its maths (as `split_maths` finds it) replaced by `replace(maths)`."""
+    if "`" in prose or "$$" in prose:
+        pieces = scan_maths(prose)
+        return "".join(piece if isinstance(piece, str) else replace(piece) for piece in pieces)
+
+    def one(match: re.Match[str]) -> str:
+        tex = match.group(1)
+        return match.group() if tex is None else replace(Maths(tex, False, match.end()))
+
+    return _ESCAPE_OR_INLINE.sub(one, prose)
 
 
 def scan_maths(prose: str) -> list[str | Maths]:

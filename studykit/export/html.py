@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from studykit.htmlrule import balanced, sanitized
-from studykit.mathscan import split_code_fences, split_maths
+from studykit.mathscan import Maths, replace_maths, split_code_fences
 from studykit.mathtext import latex_to_mathjax
 
 if TYPE_CHECKING:
@@ -154,18 +154,16 @@ def one_paragraph(rendered: str) -> str | None:
     return None
 
 
-def _lift_maths(prose: str, maths: list[tuple[str, bool]]) -> str:
+def _lift_maths(prose: str, maths: list[Maths]) -> str:
     """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
     if "$" not in prose:  # no maths can open (most prose without maths)
         return prose
-    out: list[str] = []
-    for piece in split_maths(prose):
-        if isinstance(piece, str):
-            out.append(piece)
-        else:
-            out.append(f"{_MATH}{len(maths)}{_MATH_END}")
-            maths.append((piece.tex, piece.display))
-    return "".join(out)
+
+    def slot(found: Maths) -> str:
+        maths.append(found)
+        return f"{_MATH}{len(maths) - 1}{_MATH_END}"
+
+    return replace_maths(prose, slot)
 
 
 def _cloze_syntax(match: re.Match[str]) -> str:
@@ -180,7 +178,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     text = _SENTINELS.sub("", text)
     if cloze:
         text = _mark_clozes(text)
-    maths: list[tuple[str, bool]] = []
+    maths: list[Maths] = []
     runs = split_code_fences(text)
     if len(runs) == 1 and not runs[0][0]:  # no fenced code (most fields)
         source = _lift_maths(text, maths).strip()
@@ -200,8 +198,8 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     if maths:
 
         def math(match: re.Match[str]) -> str:
-            tex, display = maths[int(match.group(1))]
-            return latex_to_mathjax(tex, display)
+            found = maths[int(match.group(1))]
+            return latex_to_mathjax(found.tex, found.display)
 
         rendered = _MATH_SLOT.sub(math, rendered)
     if cloze:
