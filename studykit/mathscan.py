@@ -7,7 +7,8 @@ always agree on where maths starts and ends.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import NamedTuple
 
 # Container markers at the start of a line: indentation, `>` quotes, list bullets and numbers.
 _PREFIX = re.compile(r"(?:[ \t]*(?:>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t])))*[ \t]*")
@@ -18,10 +19,16 @@ _TICKS = re.compile(r"`+")
 # paragraph break (which mean it never closes).
 _DISPLAY_STOP = re.compile(r"\\.|\$\$", re.DOTALL)
 _INLINE_STOP = re.compile(r"\\.|`|\n[ \t>]*\n|\$", re.DOTALL)
+# For prose with no backtick and no `$$` (most prose), one pattern finds what the scanner
+# below would: an escape (text), or inline maths: a `$` before a character that is neither
+# space nor `$`, then escapes, newlines that break no paragraph and any other character, up
+# to the first `$` that hugs the maths and is not before a digit.
+_ESCAPE_OR_INLINE = re.compile(
+    r"\\[\s\S]|\$(?=[^\s$])((?:\\[\s\S]|[^\\$\n]|\n(?![ \t>]*\n)|\$)*?)(?<![ \t\n$])\$(?!\d)"
+)
 
 
-@dataclass(frozen=True, slots=True)
-class Maths:
+class Maths(NamedTuple):  # a tuple: made for every formula of every field, cheaply
     """Maths found in prose: its TeX, whether it is `$$` display, and where it ends."""
 
     tex: str
@@ -81,6 +88,37 @@ def closing(text: str, start: int, display: bool) -> int:
 
 def split_maths(prose: str) -> list[str | Maths]:
     """Split prose (no fenced code) into text and maths; `\\` escapes and code spans are text."""
+    if "`" in prose or "$$" in prose:
+        return scan_maths(prose)
+    pieces: list[str | Maths] = []
+    at = 0
+    for match in _ESCAPE_OR_INLINE.finditer(prose):
+        tex = match.group(1)
+        if tex is not None:
+            if match.start() > at:
+                pieces.append(prose[at : match.start()])
+            pieces.append(Maths(tex, False, match.end()))
+            at = match.end()
+    if at < len(prose):
+        pieces.append(prose[at:])
+    return pieces
+
+
+def replace_maths(prose: str, replace: Callable[[Maths], str]) -> str:
+    """`prose` with each of its maths (as `split_maths` finds it) replaced by `replace(maths)`."""
+    if "`" in prose or "$$" in prose:
+        pieces = scan_maths(prose)
+        return "".join(piece if isinstance(piece, str) else replace(piece) for piece in pieces)
+
+    def one(match: re.Match[str]) -> str:
+        tex = match.group(1)
+        return match.group() if tex is None else replace(Maths(tex, False, match.end()))
+
+    return _ESCAPE_OR_INLINE.sub(one, prose)
+
+
+def scan_maths(prose: str) -> list[str | Maths]:
+    """`split_maths` for any prose, code spans and display maths included."""
     pieces: list[str | Maths] = []
     text: list[str] = []  # text since the last maths
     i = 0

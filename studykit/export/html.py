@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from studykit.htmlrule import balanced, sanitized
-from studykit.mathscan import split_code_fences, split_maths
+from studykit.mathscan import Maths, replace_maths, split_code_fences
 from studykit.mathtext import latex_to_mathjax
 
 if TYPE_CHECKING:
@@ -33,13 +33,26 @@ _CLOZE_SLOT = re.compile(f"({{?)({_OPEN}(\\d+){_OPEN_END}|{_HINT}|{_CLOSE})")
 _PLAIN = re.compile(r"(?![-+*#>\d]|=+$)[^\\`*_\[\]<>#!&|~\n]*")
 # What only markdown-it renders: raw HTML or autolinks and tables (only it applies the HTML
 # rule), and where the two lay out HTML differently: whitespace other than space and
-# newline, spaces at a line's end other than a hard break's two after text (and none after a
-# `\`, which markdown-it-py reads as no break), a space starting a line, a line ending in `>`
-# (an empty quote).
-_NOT_FOR_CMARK = re.compile(
-    r"[<|]|[^\S \n]|(?<![ ])[ ]\n|(?<=[ ]{2})[ ]\n|^[ ]{2}\n|\\[ ]+\n|\n[ ]|>[ ]*$",
-    re.MULTILINE,
+# newline (every such character, spelled out: a class is much faster to search than
+# `[^\S \n]`), spaces at a line's end other than a hard break's two after text (and none
+# after a `\`, which markdown-it-py reads as no break), a space starting a line, a line
+# ending in `>` (an empty quote). Only the first part can occur in a line without `>`.
+_OTHER_WHITESPACE = (
+    "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 )
+_NOT_FOR_CMARK_CHAR = re.compile(f"[<|{_OTHER_WHITESPACE}]")
+_NOT_FOR_CMARK_LINES = re.compile(
+    r"(?<![ ])[ ]\n|(?<=[ ]{2})[ ]\n|^[ ]{2}\n|\\[ ]+\n|\n[ ]|>[ ]*$", re.MULTILINE
+)
+
+
+def cmark_renders(source: str) -> bool:
+    """Whether cmark gives `source` the HTML markdown-it-py would (see `render_markdown`)."""
+    if _NOT_FOR_CMARK_CHAR.search(source) is not None:
+        return False
+    if "\n" not in source and ">" not in source:
+        return True
+    return _NOT_FOR_CMARK_LINES.search(source) is None
 
 
 @lru_cache(maxsize=1)
@@ -84,7 +97,7 @@ def render_markdown(source: str) -> str:
     through markdown-it-py, where the HTML rule is applied.
     """
     fast = _cmark()
-    if fast is not None and _NOT_FOR_CMARK.search(source) is None:
+    if fast is not None and cmark_renders(source):
         return fast(source)
     rendered: str = _markdown().render(source)
     return rendered
@@ -141,18 +154,16 @@ def one_paragraph(rendered: str) -> str | None:
     return None
 
 
-def _lift_maths(prose: str, maths: list[tuple[str, bool]]) -> str:
+def _lift_maths(prose: str, maths: list[Maths]) -> str:
     """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
     if "$" not in prose:  # no maths can open (most prose without maths)
         return prose
-    out: list[str] = []
-    for piece in split_maths(prose):
-        if isinstance(piece, str):
-            out.append(piece)
-        else:
-            out.append(f"{_MATH}{len(maths)}{_MATH_END}")
-            maths.append((piece.tex, piece.display))
-    return "".join(out)
+
+    def slot(found: Maths) -> str:
+        maths.append(found)
+        return f"{_MATH}{len(maths) - 1}{_MATH_END}"
+
+    return replace_maths(prose, slot)
 
 
 def _cloze_syntax(match: re.Match[str]) -> str:
@@ -167,11 +178,13 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     text = _SENTINELS.sub("", text)
     if cloze:
         text = _mark_clozes(text)
-    maths: list[tuple[str, bool]] = []
-    source = "".join(
-        chunk if code else _lift_maths(chunk, maths) for code, chunk in split_code_fences(text)
-    )
-    source = source.strip()
+    maths: list[Maths] = []
+    runs = split_code_fences(text)
+    if len(runs) == 1 and not runs[0][0]:  # no fenced code (most fields)
+        source = _lift_maths(text, maths).strip()
+    else:
+        source = "".join(chunk if code else _lift_maths(chunk, maths) for code, chunk in runs)
+        source = source.strip()
     if _PLAIN.fullmatch(source) and "    " not in source:
         rendered = source.replace('"', "&quot;")
     else:
@@ -180,13 +193,15 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
         if single is not None:  # one paragraph: no <p>, so the field has no stray margins
             rendered = single
 
-    def math(match: re.Match[str]) -> str:
-        tex, display = maths[int(match.group(1))]
-        return latex_to_mathjax(tex, display)
-
     if "<" in source:  # without raw HTML, the renderers' own tags are nested properly
         rendered = balanced(rendered)
-    rendered = _MATH_SLOT.sub(math, rendered)
+    if maths:
+
+        def math(match: re.Match[str]) -> str:
+            found = maths[int(match.group(1))]
+            return latex_to_mathjax(found.tex, found.display)
+
+        rendered = _MATH_SLOT.sub(math, rendered)
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.

@@ -106,6 +106,8 @@ class MediaPack:
 
     def images(self, text: str, folder: Path) -> str:
         """`text` with each local image packed and renamed, and remote images made links."""
+        if "![" not in text:  # no image can start (most fields)
+            return text
         return replace_images(text, lambda image: self._image(image, folder))
 
     def _image(self, image: ImageRef, folder: Path) -> str:

@@ -173,7 +173,7 @@ def test_cmark_and_markdown_it_agree_wherever_cmark_is_used(text: str) -> None:
     fast = html._cmark()
     if fast is None:
         pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
-    if html._NOT_FOR_CMARK.search(text) is None:
+    if html.cmark_renders(text):
         assert fast(text) == html._markdown().render(text)
 
 
@@ -196,7 +196,7 @@ def test_two_space_line_breaks_render_alike_wherever_cmark_takes_them(
     fast = html._cmark()
     if fast is None:
         pytest.skip("cmarkgfm is not installed; markdown-it renders everything")
-    assert (html._NOT_FOR_CMARK.search(text) is None) is cmark
+    assert html.cmark_renders(text) is cmark
     if cmark:
         assert fast(text) == html._markdown().render(text)
         assert "<br />" in fast(text)
@@ -224,3 +224,12 @@ def test_markdown_without_raw_html_renders_balanced_tags(text: str) -> None:
     # `markdown_html` skips `balanced` where the source has no `<`.
     rendered = render_markdown(text)
     assert balanced(rendered) == rendered
+
+
+def test_cmark_is_refused_exactly_the_characters_the_renderers_trim_differently() -> None:
+    """The spelled-out class holds every whitespace character but space and newline, and `<|`."""
+    from studykit.export import html
+
+    refused = {chr(code) for code in range(0x110000) if not html.cmark_renders(f"a{chr(code)}b")}
+    wanted = {chr(code) for code in range(0x110000) if chr(code).isspace()} - {" ", "\n"}
+    assert refused == wanted | {"<", "|"}
