@@ -10,6 +10,11 @@ checksum, a shape that does not decode) is a miss: the root is loaded from YAML 
 file rewritten. Writing is best effort (a read-only data dir just means no cache) and
 atomic (a temporary file renamed over the old one). JSON, never pickle: a data dir can
 hold files from any version, and reading one must never run code.
+
+A hit checks the whole JSON's shape but gives the decks' outlines at once and builds the
+pydantic models (importing pydantic) on the first read of a note or deck: the first screen
+needs none. Models that still will not build (a forged file with a good checksum) raise
+`CacheDamaged`, which removes the file so that a reload reads the YAML.
 """
 
 from __future__ import annotations
