@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from typing import ClassVar
@@ -49,7 +50,7 @@ PRELOAD_DELAY_S = 0.5
 """How long after home shows that a library read from the cache builds its models (and
 imports pydantic) in a thread worker: home needs none of them, so it is up first; a key
 pressed before then builds them itself."""
-_frozen = False  # freeze_start_up ran in this process
+_frozen: set[bool] = set()  # freeze_start_up ran without (False) / with (True) the models
 
 
 class StudykitApp(App[None]):
@@ -137,6 +138,7 @@ class StudykitApp(App[None]):
         if old is not None and old is not session and self._owns_session:
             old.close()
         self._owns_session = True
+        freeze_start_up()  # what loading the YAML imported, if it did
         self.set_timer(PRELOAD_DELAY_S, lambda: self.build_models(session))
         if home is None:
             self._show_start(session)
@@ -150,6 +152,7 @@ class StudykitApp(App[None]):
         """Build the notes and decks of the session's library now, off the UI thread."""
         if session is self.session:
             session.library.ready()
+            freeze_start_up()
 
     def _show_start(self, session: StudySession) -> None:
         home = HomeScreen(session)
@@ -435,10 +438,12 @@ def freeze_start_up() -> None:
     while the first screen is built, each full collection walked them all again (~30 ms of
     CPU). Frozen objects are still freed by reference counting; only a cycle that was
     already garbage at this moment is never collected (one-off, and small).
+    The content models (and pydantic) may come later, in a worker: once they are imported,
+    the next call freezes again, once.
     """
-    global _frozen
-    if not _frozen:
-        _frozen = True
+    models = "studykit.model" in sys.modules
+    if models not in _frozen:
+        _frozen.add(models)
         gc.freeze()
 
 
