@@ -173,7 +173,8 @@ class StudySession:
         self._today = DailyTally()
         # Built on the outlines: counting needs no deck model (a cached library builds
         # those, and imports pydantic, on the first call that needs a card's content).
-        self.outlines = library.deck_outlines()
+        self.outlines: Mapping[str, DeckOutline] = library.deck_outlines()
+        """Each deck's name, description, limits and card ids, by id: what home shows."""
         self._tree = DeckHierarchy(self.outlines.values())
         self._decks = index_decks(self.outlines.values(), store.queue_rows())
         self._undo: list[_Undoable] = []  # every kind of action, newest last
