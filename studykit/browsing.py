@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from studykit.model import CLOZE_PATTERN, Card, Deck
 from studykit.search import Facts
 from studykit.srs.records import Answer, CardState, Forget
 from studykit.srs.scheduler import Rating, State
 
 if TYPE_CHECKING:
+    from studykit.model import Card, Deck
     from studykit.session import StudyCard
 
 __all__ = [
@@ -147,6 +147,7 @@ def as_template(card: Card) -> Card:
 
 def question_line(card: Card, limit: int = 60) -> str:
     """A card's question on one plain line (cloze deletions shown filled in), for lists."""
+    from studykit.model import CLOZE_PATTERN
     from studykit.quiz.picking import short_text
 
     front = as_template(card).front

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, tzinfo
 from itertools import islice
 from types import TracebackType
-from typing import Any, Concatenate, Literal, ParamSpec, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Literal, ParamSpec, Self, TypeVar
 
 from studykit.browsing import (
     BROWSE_LIMIT,
@@ -23,7 +23,7 @@ from studykit.browsing import (
 from studykit.config import Settings
 from studykit.errors import StudykitError
 from studykit.loading import Library, load_library
-from studykit.model import Card, Deck
+from studykit.loading.outline import DeckOutline
 from studykit.search import Facts, Query
 from studykit.srs import studyday
 from studykit.srs.hierarchy import DeckHierarchy
@@ -34,6 +34,9 @@ from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_ut
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs, undone
 from studykit.stats import Stats, collect_stats
+
+if TYPE_CHECKING:
+    from studykit.model import Card, Deck
 
 __all__ = [
     "LEARN_AHEAD",
@@ -168,8 +171,12 @@ class StudySession:
         self._schedulers: dict[tuple[float, tuple[float, ...] | None], Scheduler] = {}
         self._models: dict[str, dict[str, Any]] | None = None  # memory_model rows, read lazily
         self._today = DailyTally()
-        self._tree = DeckHierarchy(library.decks.values())
-        self._decks = index_decks(library.decks.values(), store.queue_rows())
+        # Built on the outlines: counting needs no deck model (a cached library builds
+        # those, and imports pydantic, on the first call that needs a card's content).
+        self.outlines: Mapping[str, DeckOutline] = library.deck_outlines()
+        """Each deck's name, description, limits and card ids, by id: what home shows."""
+        self._tree = DeckHierarchy(self.outlines.values())
+        self._decks = index_decks(self.outlines.values(), store.queue_rows())
         self._undo: list[_Undoable] = []  # every kind of action, newest last
         self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
 
@@ -234,7 +241,7 @@ class StudySession:
     def _limits(self, indexes: Sequence[DeckIndex]) -> ScopeLimits:
         """The limits over a scope; build after `_window`, which keeps today's tally current."""
         scope = {index.deck.id for index in indexes}
-        return ScopeLimits(self._today, self.settings, self.library.decks, self._tree, scope)
+        return ScopeLimits(self._today, self.settings, self.outlines, self._tree, scope)
 
     def _deck(self, deck_id: str) -> DeckIndex:
         index = self._decks.get(deck_id)
@@ -249,7 +256,7 @@ class StudySession:
         pos = None if index is None else index.position.get(card_id)
         return None if index is None or pos is None else (index, pos)
 
-    def _scheduler(self, deck: Deck) -> Scheduler:
+    def _scheduler(self, deck: Deck | DeckOutline) -> Scheduler:
         retention = deck.desired_retention or self.settings.desired_retention
         model = self._model_for(deck)
         parameters = None if model is None else tuple(model["parameters"])
@@ -265,19 +272,19 @@ class StudySession:
             self._schedulers[retention, parameters] = scheduler
         return scheduler
 
-    def _model_for(self, deck: Deck) -> dict[str, Any] | None:
+    def _model_for(self, deck: Deck | DeckOutline) -> dict[str, Any] | None:
         """The stored model of the nearest deck (itself or a parent deck), else the global one."""
         if self._models is None:
             self._models = self.store.memory_models()
         best: tuple[int, dict[str, Any]] | None = None
         for scope, model in self._models.items():
-            owner = self.library.decks.get(scope)
+            owner = self.outlines.get(scope)
             deeper = owner is not None and (best is None or len(owner.name) > best[0])
             if owner is not None and deeper and self._contains(owner, deck):
                 best = (len(owner.name), model)
         return best[1] if best is not None else self._models.get("")
 
-    def _contains(self, parent: Deck, deck: Deck) -> bool:
+    def _contains(self, parent: DeckOutline, deck: Deck | DeckOutline) -> bool:
         """True when `deck` is `parent` or one of its sub-decks (by `::` in the names)."""
         return self._tree.contains(parent.id, deck.id)
 
@@ -349,9 +356,10 @@ class StudySession:
 
     def _study_card(self, index: DeckIndex, pos: int) -> StudyCard:
         slot = index.slots[pos]
+        deck = self.library.decks[index.deck.id]
         return StudyCard(
-            deck=index.deck,
-            card=index.deck.cards[pos],
+            deck=deck,
+            card=deck.cards[pos],
             key=index.key(pos),
             state=_STATE_NAMES[None if slot.state is None else State(slot.state)],
             lapses=slot.lapses,
@@ -597,8 +605,9 @@ class StudySession:
         """The search facts of a deck's cards, built on first use."""
         facts = self._facts.get(index.deck.id)
         if facts is None:
-            deck_tags = deck_facts(index.deck).tags
-            facts = [card_facts(index.deck, card, deck_tags) for card in index.deck.cards]
+            deck = self.library.decks[index.deck.id]
+            deck_tags = deck_facts(deck).tags
+            facts = [card_facts(deck, card, deck_tags) for card in deck.cards]
             self._facts[index.deck.id] = facts
         return facts
 
@@ -620,7 +629,7 @@ class StudySession:
         for index in self._decks.values():
             if scope is not None and index.deck.id not in scope:
                 continue
-            if not per_deck.matches(deck_facts(index.deck), none):
+            if not per_deck.matches(deck_facts(self.library.decks[index.deck.id]), none):
                 continue
             positions: Collection[int] = index.position.values()
             if per_card.terms:
@@ -680,7 +689,7 @@ class StudySession:
         if deck_id is None:
             return None
         parent = self._deck(deck_id).deck
-        return [d.id for d in self.library.decks.values() if self._contains(parent, d)]
+        return [d.id for d in self.outlines.values() if self._contains(parent, d)]
 
     @_synchronized
     def review_rows(self, deck_id: str | None = None) -> list[tuple[int, int, int, int]]:

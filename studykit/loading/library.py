@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from studykit.loading.gcpause import gc_paused
+from studykit.loading.outline import DeckOutline
 from studykit.loading.problems import LoadProblem
 
 if TYPE_CHECKING:
@@ -25,6 +26,19 @@ class Library:
     problems: tuple[LoadProblem, ...]
     watched: tuple[Path, ...] = ()
     """Files besides the YAML that the load looked at (images): a change to one is a change."""
+    outlines: Mapping[str, DeckOutline] | None = field(default=None, compare=False, repr=False)
+    """The decks' outlines, when the loader had them without the models (the cache does)."""
+
+    def deck_outlines(self) -> Mapping[str, DeckOutline]:
+        """Every deck's outline, in the order of `decks`, without touching a deck model."""
+        if self.outlines is not None:
+            return self.outlines
+        return {deck.id: DeckOutline.of(deck) for deck in self.decks.values()}
+
+    def ready(self) -> None:
+        """Build every note and deck model now (a cache hit builds them on first use)."""
+        for models in (self.notes, self.decks):
+            next(iter(models.values()), None)
 
     def note_for(self, deck: Deck) -> Note | None:
         """The note the deck's cards cite, if it names one."""

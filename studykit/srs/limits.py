@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping
 from datetime import datetime
 
 from studykit.config import Settings
-from studykit.model import Deck
+from studykit.loading.outline import DeckOutline
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.records import DayCount, to_us
 from studykit.srs.scheduler import State
@@ -55,7 +55,9 @@ class DailyTally:
         """Answers today in every deck."""
         return sum(count.answers for count in self._done.values())
 
-    def left(self, deck: Deck, settings: Settings, under: Collection[str]) -> tuple[int, int]:
+    def left(
+        self, deck: DeckOutline, settings: Settings, under: Collection[str]
+    ) -> tuple[int, int]:
         """(new, reviews) the limits of `deck` still allow; `under`: it and its sub-decks."""
         done = [self._done.get(deck_id, DayCount()) for deck_id in under]
         new_limit = deck.new_per_day if deck.new_per_day is not None else settings.new_per_day
@@ -75,7 +77,7 @@ class ScopeLimits:
         self,
         tally: DailyTally,
         settings: Settings,
-        decks: Mapping[str, Deck],
+        decks: Mapping[str, DeckOutline],
         tree: DeckHierarchy,
         scope: Collection[str],
     ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime
 from typing import ClassVar
@@ -44,7 +45,12 @@ LOADING_DELAY_S = 0.3
 """How long the session may take to open before the loading screen shows: a quick open
 goes straight to home (and never pays for composing, styling and animating that screen)."""
 EXPORT_WORKER = "export-anki"
-_frozen = False  # freeze_start_up ran in this process
+PRELOAD_WORKER = "build-models"
+PRELOAD_DELAY_S = 0.5
+"""How long after home shows that a library read from the cache builds its models (and
+imports pydantic) in a thread worker: home needs none of them, so it is up first; a key
+pressed before then builds them itself."""
+_frozen: set[bool] = set()  # freeze_start_up ran without (False) / with (True) the models
 
 
 class StudykitApp(App[None]):
@@ -132,12 +138,21 @@ class StudykitApp(App[None]):
         if old is not None and old is not session and self._owns_session:
             old.close()
         self._owns_session = True
+        freeze_start_up()  # what loading the YAML imported, if it did
+        self.set_timer(PRELOAD_DELAY_S, lambda: self.build_models(session))
         if home is None:
             self._show_start(session)
             return
         home.set_session(session)
         library = session.library
         self.notify(f"Reloaded {len(library.decks)} deck(s), {len(library.notes)} note(s).")
+
+    @work(thread=True, exit_on_error=False, group="preload", name=PRELOAD_WORKER)
+    def build_models(self, session: StudySession) -> None:
+        """Build the notes and decks of the session's library now, off the UI thread."""
+        if session is self.session:
+            session.library.ready()
+            freeze_start_up()
 
     def _show_start(self, session: StudySession) -> None:
         home = HomeScreen(session)
@@ -149,17 +164,17 @@ class StudykitApp(App[None]):
             from studykit.tui.screens.review import ReviewScreen
 
             deck_ids = None if self.deck_id is None else (self.deck_id,)
-            if self.deck_id is not None and self.deck_id not in session.library.decks:
-                known = ", ".join(session.library.decks) or "none"
+            if self.deck_id is not None and self.deck_id not in session.outlines:
+                known = ", ".join(session.outlines) or "none"
                 self.notify(f"Unknown deck {self.deck_id!r}; known: {known}", severity="error")
                 return
-            title = session.library.decks[self.deck_id].name if self.deck_id else "All decks"
+            title = session.outlines[self.deck_id].name if self.deck_id else "All decks"
             title = terminal_safe(title)
             self.push_screen(ReviewScreen(session, ReviewScope(title, deck_ids)))
         elif self.start == "quiz":
             from studykit.tui.screens.quiz import QuizScreen
 
-            deck = session.library.decks.get(self.deck_id) if self.deck_id else None
+            deck = session.outlines.get(self.deck_id) if self.deck_id else None
             scope = (
                 ReviewScope(terminal_safe(deck.name), (deck.id,))
                 if deck
@@ -423,10 +438,12 @@ def freeze_start_up() -> None:
     while the first screen is built, each full collection walked them all again (~30 ms of
     CPU). Frozen objects are still freed by reference counting; only a cycle that was
     already garbage at this moment is never collected (one-off, and small).
+    The content models (and pydantic) may come later, in a worker: once they are imported,
+    the next call freezes again, once.
     """
-    global _frozen
-    if not _frozen:
-        _frozen = True
+    models = "studykit.model" in sys.modules
+    if models not in _frozen:
+        _frozen.add(models)
         gc.freeze()
 
 

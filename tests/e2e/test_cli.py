@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -223,3 +224,51 @@ def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
+
+
+def test_the_first_screen_from_the_library_cache_imports_no_pydantic(tmp_path: Path) -> None:
+    """Home is built from the cache's outlines; the models come after it, in a worker."""
+    code = """
+        import asyncio, sys, time
+        import studykit.tui.app
+        from studykit.config import resolve_settings
+        from studykit.tui.app import make_app
+        from studykit.tui.screens.home import HomeScreen
+
+        MODELS = ("pydantic", "studykit.model")
+        studykit.tui.app.PRELOAD_DELAY_S = 3600  # the check below builds them itself
+        seen = {}
+
+        async def main() -> None:
+            app = make_app(resolve_settings())
+            async with app.run_test(size=(120, 40)) as pilot:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    await pilot.pause(0.01)
+                    screen = app.screen
+                    home = isinstance(screen, HomeScreen)
+                    if home and str(screen.query_one("#deck-info").content):
+                        break  # home is up, a deck highlighted and its line drawn
+                for _ in range(3):  # decks with a description: home shows it
+                    await pilot.press("down")
+                    await pilot.pause(0.1)
+                    seen.setdefault("INFO", []).append(str(screen.query_one("#deck-info").content))
+                seen["HOME"] = [m for m in MODELS if m in sys.modules]
+                await app.build_models(app.session).wait()
+                seen["LATER"] = [m for m in MODELS if m in sys.modules]
+
+        asyncio.run(main())
+        for name in ("HOME", "LATER"):
+            print(name + ":" + ",".join(seen.get(name, ["not shown"])))
+        print(*seen["INFO"], sep="\\n")
+        """
+    cold = python(code, tmp_path)  # builds the library from YAML and writes the cache
+    assert cold.returncode == 0, cold.stderr
+    home, later, *_ = cold.stdout.splitlines()
+    assert (home, later) == ("HOME:pydantic,studykit.model", "LATER:pydantic,studykit.model")
+    warm = python(code, tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    home, later, *info = warm.stdout.splitlines()
+    assert (home, later) == ("HOME:", "LATER:pydantic,studykit.model")
+    counts_only = re.compile(r"(\d+ decks? · )?\d+ cards?")
+    assert any(not counts_only.fullmatch(line) for line in info), info  # a description shown

@@ -16,6 +16,7 @@ from studykit.config import Settings
 from studykit.loading import Library, load_library
 from studykit.session import Rating, StudySession
 from studykit.srs.store import StoreError
+from studykit.tui import app as app_module
 from studykit.tui.app import LOADING_DELAY_S, StudykitApp, make_app
 from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import ReloadRequested
@@ -28,6 +29,8 @@ from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.screens.stats import StatsScreen
 from studykit.tui.widgets.deck_tree import DeckGroup, DeckTree
 from tests.conftest import FakeClock
+from tests.unit.test_loading_cache import rename_a_card_field
+from tests.unit.test_loading_cache import settle as settle_files
 
 from .helpers import plain, screen_text, settle, write
 
@@ -462,6 +465,33 @@ async def test_reload_picks_up_new_files(tmp_path: Path) -> None:
         assert old is not None
         with pytest.raises(StoreError):
             old.store.last_answer()  # the old session was closed, and no screen holds it
+
+
+async def test_a_cached_library_whose_models_will_not_build_says_so_and_reloads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Home comes from the cache's outlines; the models, built after it, fail: a dialog, r."""
+    root = tmp_path / "root"
+    write(root, "decks/one.yaml", one_card_deck("one", "One"))
+    settle_files(root)
+    settings = Settings(root=root, data_dir=tmp_path / "data")
+    load_library(root, cache_dir=settings.cache_dir)
+    (cached,) = settings.cache_dir.iterdir()
+    rename_a_card_field(cached)
+    monkeypatch.setattr(app_module, "PRELOAD_DELAY_S", 0.01)
+    app = make_app(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, ErrorScreen))
+        assert "press r to reload" in plain(app.screen.query_one("#error-message", Static))
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        assert set(tree_rows(app)) == {"One"}
+        old = app.session
+        await pilot.press("r")
+        await settle(pilot, lambda: app.session is not old)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+        await settle(pilot, lambda: review(app).card is not None)
 
 
 async def test_errors_from_the_session_become_a_dialog(

@@ -10,6 +10,7 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ import studykit
 from studykit.config import bundled_root
 from studykit.loading import Library, building, cache, load_library
 from studykit.model import Strict
+from studykit.session import StudySession
 from tests.robustness.test_read_only import read_only
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken"
@@ -285,3 +287,77 @@ def test_an_image_removed_or_added_after_caching_is_seen(
     again = load_library(root, cache_dir=cache_dir)
     assert not [p for p in again.problems if "curve" in p.message]
     assert image.resolve() in again.watched
+
+
+def test_a_hit_builds_its_models_once_on_first_use(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids, counts and outlines come from the JSON; the first deck or note read builds all."""
+    fresh = load_library(root, cache_dir=tmp_path / "cache")
+    built: list[str] = []
+    real = cache._build_model
+
+    def counting(name: str, *parts: Any) -> Strict:
+        built.append(name)
+        return real(name, *parts)
+
+    monkeypatch.setattr(cache, "_build_model", counting)
+    hit = load_library(root, cache_dir=tmp_path / "cache")
+    assert list(hit.decks) == list(fresh.decks) and list(hit.notes) == list(fresh.notes)
+    assert "good-deck" in hit.decks and "nothing" not in hit.decks
+    assert hit.decks.get("nothing") is None
+    assert hit.deck_outlines() == fresh.deck_outlines()  # from the JSON; from the models
+    assert hit.problems == fresh.problems
+    assert built == []
+    hit.decks["good-deck"]
+    assert "Deck" in built and "Note" in built and "Card" in built
+    count = len(built)
+    assert_same(hit, fresh)
+    hit.ready()
+    assert len(built) == count  # built once, for both mappings
+
+
+def test_a_session_over_a_hit_serves_what_it_counts(
+    tmp_path: Path, make_session: Callable[..., StudySession]
+) -> None:
+    root = tmp_path / "bundled"
+    for folder in ("content", "decks"):
+        shutil.copytree(bundled_root() / folder, root / folder)
+    settle(root)
+    fresh = load_library(root)
+    load_library(root, cache_dir=tmp_path / "cache")
+    hit = load_library(root, cache_dir=tmp_path / "cache")
+    served = make_session(fresh), make_session(hit)
+    assert served[0].deck_counts() == served[1].deck_counts()
+    for deck_id in fresh.decks:
+        cards = [session.next_card(deck_id) for session in served]
+        assert cards[0] is not None and cards[1] is not None
+        assert cards[1] == cards[0]  # the same card, key and state: the model at its outline
+
+
+def rename_a_card_field(path: Path) -> None:
+    """A shape the JSON check passes (every class known) whose models cannot be built."""
+    head, _, payload = path.read_bytes().partition(b"\n")
+    body = json.loads(payload)
+    card = body["decks"][0]["f"]["cards"][0]["f"]
+    card["frunt"] = card.pop("front")
+    payload = json.dumps(body).encode()
+    header = json.loads(head)
+    header["sha256"] = hashlib.sha256(payload).hexdigest()
+    path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
+
+
+def test_models_that_will_not_build_say_so_and_the_cache_is_rebuilt(
+    root: Path, tmp_path: Path, builds: list[Path]
+) -> None:
+    cache_dir = tmp_path / "cache"
+    fresh = load_library(root, cache_dir=cache_dir)
+    (path,) = cache_dir.iterdir()
+    rename_a_card_field(path)
+    hit = load_library(root, cache_dir=cache_dir)
+    assert len(builds) == 1 and list(hit.decks) == list(fresh.decks)
+    with pytest.raises(cache.CacheDamaged, match="press r to reload"):
+        hit.ready()
+    assert not path.exists()
+    assert_same(load_library(root, cache_dir=cache_dir), fresh)  # r: loaded from the YAML
+    assert len(builds) == 2

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
+import textwrap
 
 from studykit.tui.app import freeze_start_up
 
@@ -15,3 +18,25 @@ def test_start_up_is_frozen_once_per_process() -> None:
     freeze_start_up()  # another app in the same process (tests, a quiz after the app)
     assert gc.get_freeze_count() == frozen, "objects made after start-up were frozen too"
     del made_later
+
+
+def test_the_content_models_imported_later_are_frozen_once_too() -> None:
+    """A cached library imports pydantic after the first screen: that is start-up as well."""
+    code = """
+        import gc
+        from studykit.tui.app import freeze_start_up
+        freeze_start_up()
+        before = gc.get_freeze_count()
+        import studykit.model
+        freeze_start_up()
+        after = gc.get_freeze_count()
+        made_later = [[] for _ in range(1000)]
+        freeze_start_up()
+        print(before, after, gc.get_freeze_count())
+        """
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=True
+    )
+    before, after, again = map(int, run.stdout.split())
+    assert after > before  # the models' classes and pydantic's tables
+    assert again <= after, "objects made after the models came were frozen too"

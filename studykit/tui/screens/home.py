@@ -161,7 +161,7 @@ class HomeScreen(Screen[None]):
             parts.insert(0, plural(len(counts), "deck"))
         if suspended:
             parts.append(f"{suspended} suspended")
-        deck = self.session.library.decks.get(group.deck_id or "")
+        deck = self.session.outlines.get(group.deck_id or "")
         if deck is not None and deck.description.strip():
             parts.insert(0, deck.description.strip())
         return " · ".join(parts)
@@ -203,7 +203,7 @@ class HomeScreen(Screen[None]):
         group = self._highlighted()
         deck = ""
         if group is not None:
-            loaded = self.session.library.decks.get(group.deck_id or "")
+            loaded = self.session.outlines.get(group.deck_id or "")
             deck = deck_filter(loaded.name if loaded else group.full_name, group.deck_id)
         self.post_message(BrowseRequested(f"{deck} is:suspended".strip()))
 
