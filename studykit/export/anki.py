@@ -9,8 +9,11 @@ export unless a caller (a test) passes one: Anki only applies updates that are n
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 import sqlite3
 import time
+import zipfile
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -183,6 +186,22 @@ class _Package(genanki.Package):  # type: ignore[misc]
         self.plan, self.guids, self.source = plan, guids, source
         self.progress = progress
         self.cards = self.revlog = 0
+
+    def write_to_file(self, file: str, timestamp: float) -> None:
+        """genanki's, with the collection built in memory: genanki leaves its temporary file."""
+        db = sqlite3.connect(":memory:")
+        try:
+            self.write_to_db(db.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            db.commit()
+            collection = db.serialize()
+        finally:
+            db.close()
+        with zipfile.ZipFile(file, "w") as archive:
+            archive.writestr("collection.anki2", collection)
+            names = {number: Path(media).name for number, media in enumerate(self.media_files)}
+            archive.writestr("media", json.dumps(names))
+            for number, media in enumerate(self.media_files):
+                archive.write(media, str(number))
 
     def write_to_db(self, cursor: sqlite3.Cursor, timestamp: float, id_gen: Any) -> None:
         super().write_to_db(cursor, timestamp, id_gen)  # the decks hold no notes

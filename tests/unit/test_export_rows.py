@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import tempfile
 import zipfile
 from dataclasses import replace
 from pathlib import Path
@@ -274,3 +275,17 @@ def test_a_bulk_written_package_has_the_cards_anki_expects(
     report, ok = collection.fix_integrity()  # Check Database: it finds nothing to fix
     assert ok and report.splitlines() == ["Database rebuilt and optimized."], report
     assert collection.card_count() == counts.cards
+
+
+def test_writing_a_package_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    rng = random.Random(2)
+    plan = _plan(_plain_notes(rng, 20), rng)
+    counts = write_package(plan, tmp_path / "out" / "deck.apkg", timestamp=NOW)
+    assert counts.path.exists() and counts.cards >= 20
+    assert list(temporary.iterdir()) == []  # genanki's own writer leaves its collection there
+    assert sorted(p.name for p in counts.path.parent.iterdir()) == ["deck.apkg"]
