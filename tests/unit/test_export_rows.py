@@ -200,7 +200,10 @@ def _tables(package: Path, tmp_path: Path) -> dict[str, list[tuple[Any, ...]]]:
         names = [
             name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
         ]
-        return {name: db.execute(f"SELECT * FROM {name} ORDER BY 1").fetchall() for name in names}
+        tables = {name: db.execute(f"SELECT * FROM {name} ORDER BY 1").fetchall() for name in names}
+        schema = "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name"
+        tables["sqlite_master"] = db.execute(schema).fetchall()
+        return tables
     finally:
         db.close()
 
