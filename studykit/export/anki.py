@@ -188,7 +188,7 @@ class _Package(genanki.Package):  # type: ignore[misc]
         self.cards = self.revlog = 0
 
     def write_to_file(self, file: str, timestamp: float) -> None:
-        """genanki's, with the collection built in memory: genanki leaves its temporary file."""
+        """As genanki's, but the collection is built in memory (genanki leaves its copy in /tmp)."""
         db = sqlite3.connect(":memory:")
         try:
             self.write_to_db(db.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
