@@ -9,8 +9,11 @@ export unless a caller (a test) passes one: Anki only applies updates that are n
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
 import sqlite3
 import time
+import zipfile
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +23,7 @@ from typing import Any
 
 import genanki
 
+from studykit.export import rows
 from studykit.export.collection import write_presets, write_scheduling
 from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
@@ -136,15 +140,22 @@ def anki_deck_id(deck_id: str) -> int:
     return (1 << 30) + int.from_bytes(digest[:8], "big") % (1 << 30)
 
 
-class _Note(genanki.Note):  # type: ignore[misc]
-    """A genanki note with its own modification time (genanki gives all notes the package's)."""
+_BASE91 = (
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
+)
+_BASE91_PAIRS = [high + low for high in _BASE91 for low in _BASE91]
 
-    def __init__(self, mod: int, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.mod = mod
 
-    def write_to_db(self, cursor: Any, timestamp: float, deck_id: int, id_gen: Any) -> None:
-        super().write_to_db(cursor, self.mod, deck_id, id_gen)
+def note_guid(key: tuple[str, ...]) -> str:
+    """genanki's `guid_for(*key)`: a 64-bit hash of the key in base 91, two digits at a time."""
+    value = int.from_bytes(hashlib.sha256("__".join(key).encode()).digest()[:8], "big")
+    digits = ""
+    while value >= len(_BASE91_PAIRS):
+        value, pair = divmod(value, len(_BASE91_PAIRS))
+        digits = _BASE91_PAIRS[pair] + digits
+    if value >= len(_BASE91):
+        return _BASE91_PAIRS[value] + digits
+    return _BASE91[value] + digits if value else digits
 
 
 def note_digest(planned: PlannedNote, deck_name: str) -> str:
@@ -154,22 +165,51 @@ def note_digest(planned: PlannedNote, deck_name: str) -> str:
 
 
 class _Package(genanki.Package):  # type: ignore[misc]
-    """A genanki package that fills in presets and scheduling before it is zipped."""
+    """A genanki package (collection, notetypes, decks, media) whose notes we write in bulk.
+
+    Presets and scheduling are filled in after the cards, before the package is zipped.
+    """
 
     def __init__(
         self,
         decks: list[Any],
+        notes: list[rows.NoteEntry],
+        note_types: dict[ModelKind, rows.NoteType],
         plan: ExportPlan,
         guids: list[str],
         source: ExportSource | None,
         media_files: Sequence[Path] = (),
+        progress: Callable[[int], None] | None = None,
     ) -> None:
         super().__init__(decks, media_files=[str(path) for path in media_files])
+        self.notes, self.note_types = notes, note_types
         self.plan, self.guids, self.source = plan, guids, source
-        self.revlog = 0
+        self.progress = progress
+        self.cards = self.revlog = 0
+
+    def write_to_file(self, file: str, timestamp: float) -> None:
+        """As genanki's, but the collection is built in memory (genanki leaves its copy in /tmp)."""
+        db = sqlite3.connect(":memory:")
+        try:
+            self.write_to_db(db.cursor(), timestamp, itertools.count(int(timestamp * 1000)))
+            db.commit()
+            collection = db.serialize()
+        finally:
+            db.close()
+        with zipfile.ZipFile(file, "w") as archive:
+            archive.writestr("collection.anki2", collection)
+            names = {number: Path(media).name for number, media in enumerate(self.media_files)}
+            archive.writestr("media", json.dumps(names))
+            for number, media in enumerate(self.media_files):
+                archive.write(media, str(number))
 
     def write_to_db(self, cursor: sqlite3.Cursor, timestamp: float, id_gen: Any) -> None:
-        super().write_to_db(cursor, timestamp, id_gen)
+        super().write_to_db(cursor, timestamp, id_gen)  # the decks hold no notes
+        note_rows, card_rows = rows.note_rows(self.notes, self.note_types, id_gen)
+        rows.insert_rows(cursor, note_rows, card_rows)
+        self.cards = len(card_rows)
+        if self.progress is not None:
+            self.progress(len(note_rows))
         if self.source is None:
             return
         mod = int(timestamp)
@@ -232,14 +272,14 @@ def write_package(
     and that are gone now go out once more, tagged removed.
     """
     now = int(time.time() if timestamp is None else timestamp)
-    guids = [genanki.guid_for(*planned.guid_key) for planned in plan.notes]
+    guids = [note_guid(planned.guid_key) for planned in plan.notes]
     if ledger is None:
         return _write(plan, Path(path), guids, {}, now, source, progress, media_files)
     records = _Records(plan, guids)
     if removed_from is None or removed_from:
         current = len(plan.notes)
         plan = with_removed(plan, ledger.gone(set(guids), removed_from))
-        guids += [genanki.guid_for(*planned.guid_key) for planned in plan.notes[current:]]
+        guids += [note_guid(planned.guid_key) for planned in plan.notes[current:]]
     names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])
@@ -284,22 +324,21 @@ def _write(
         d.id: genanki.Deck(anki_deck_id(d.id), d.name, description=d.description)
         for d in plan.decks
     }
-    cards = 0
+    groups: dict[str, list[rows.NoteEntry]] = {d.id: [] for d in plan.decks}
     for guid, planned in zip(guids, plan.notes, strict=True):
-        note = _Note(
-            stamps.get(guid, now),
-            model=models[planned.model],
-            fields=list(planned.fields),
-            tags=list(planned.tags),
-            guid=guid,
-        )
-        cards += len(note.cards)
-        decks[planned.deck_id].add_note(note)
-        if progress is not None:
-            progress(1)
+        deck = decks[planned.deck_id]
+        groups[planned.deck_id].append((planned, guid, stamps.get(guid, now), deck.deck_id))
+    for deck_id, group in groups.items():
+        for kind in dict.fromkeys(entry[0].model for entry in group):
+            decks[deck_id].add_model(models[kind])  # as genanki adds those its notes use
+    # Deck by deck, as genanki writes them: note and card ids keep the order they had.
+    entries = [entry for group in groups.values() for entry in group]
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    package = _Package(list(decks.values()), plan, guids, source, media_files)
+    types = {kind: (model.model_id, len(model.fields)) for kind, model in models.items()}
+    package = _Package(
+        list(decks.values()), entries, types, plan, guids, source, media_files, progress
+    )
     try:
         package.write_to_file(str(partial), timestamp=now)
         partial.replace(path)
@@ -309,7 +348,7 @@ def _write(
         path=path,
         decks=len(decks),
         notes=len(plan.notes),
-        cards=cards,
+        cards=package.cards,
         revlog=package.revlog,
         removed=plan.removed,
     )

@@ -1,11 +1,11 @@
 """Filling what genanki leaves out into the package's collection (its SQLite, before zipping).
 
-genanki writes notes, new cards and decks on the Default preset. Here the collection gets a
-creation time at the start of the export's study day (so review `due` days count from it, as
-Anki's importer expects), each deck its own FSRS preset, and, with scheduling, each studykit
-card's state, memory state, suspension or burial and review log. A studykit card that becomes
-several Anki cards (reversed, cloze, baked variants) carries its schedule and history on the
-first of them; suspension and burial apply to all of them.
+genanki writes decks on the Default preset and `rows.py` notes and new cards. Here the
+collection gets a creation time at the start of the export's study day (so review `due` days
+count from it, as Anki's importer expects), each deck its own FSRS preset, and, with
+scheduling, each studykit card's state, memory state, suspension or burial and review log. A
+studykit card that becomes several Anki cards (reversed, cloze, baked variants) carries its
+schedule and history on the first of them; suspension and burial apply to all of them.
 """
 
 from __future__ import annotations

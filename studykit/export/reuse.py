@@ -42,6 +42,7 @@ _WRITER = (
     ("studykit.export", "collection.py"),
     ("studykit.export", "presets.py"),
     ("studykit.export", "removed.py"),
+    ("studykit.export", "rows.py"),
     ("studykit.export", "reuse.py"),
     ("studykit.export", "schedule.py"),
     ("studykit.export", "history.py"),
