@@ -8,7 +8,7 @@ fields, which are most of the bytes) only when a note of the deck is gone or the
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, cast, get_args
+from typing import cast, get_args
 
 from studykit.export.blobs import BadBlob, integers, strings
 from studykit.export.plan import ModelKind, PlannedDeck, PlannedNote
@@ -16,14 +16,12 @@ from studykit.export.plan import ModelKind, PlannedDeck, PlannedNote
 MODELS = frozenset(get_args(ModelKind))
 
 
-class Stamp(NamedTuple):
-    """What the ledger knows of one note (by GUID)."""
+Stamp = tuple[str, str, int, bool]
+"""What the ledger knows of one note: deck id, content digest, modification time, and
+whether it is live (its record is kept, and it has not gone out as removed since).
 
-    deck_id: str
-    digest: str
-    mod: int
-    live: bool
-    """Its record is kept, and it has not gone out as removed since."""
+A plain tuple: ten thousand of them are built from columns at C speed (`decode_stamps`).
+"""
 
 
 def encode_stamps(
@@ -41,10 +39,8 @@ def decode_stamps(deck_id: str, value: object) -> dict[str, Stamp]:
     guids, digests, mods, flags = strings(guids), strings(digests), integers(mods), integers(live)
     if not len(guids) == len(digests) == len(mods) == len(flags):
         raise BadBlob("stamp columns of different lengths")
-    return {
-        guid: Stamp(deck_id, digest, mod, bool(flag))
-        for guid, digest, mod, flag in zip(guids, digests, mods, flags, strict=True)
-    }
+    decks = [deck_id] * len(guids)
+    return dict(zip(guids, zip(decks, digests, mods, map(bool, flags), strict=True), strict=True))
 
 
 def encode_records(deck: PlannedDeck, notes: Sequence[tuple[str, PlannedNote]]) -> list[object]:

@@ -9,7 +9,7 @@ libraries' versions), so a changed renderer can never serve HTML rendered the ol
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, KeysView, Mapping
 from functools import lru_cache
 from importlib import metadata, resources
 
@@ -51,7 +51,7 @@ class FieldCache:
         self.new: dict[str, str] = {}
         self.hits = 0
         self.used: dict[str, dict[str, str]] = {}
-        self.stored: dict[str, set[str]] = {}
+        self.stored: dict[str, KeysView[str]] = {}
         # The key hashes "version \x1f cloze \x1f text"; the part before the text is fixed.
         self._prefixes = {
             flag: f"{self.version}\x1f{int(flag)}\x1f".encode() for flag in (False, True)

@@ -20,10 +20,10 @@ from pathlib import Path
 
 from studykit.export.blobs import (
     BadBlob,
-    drop_blobs,
     encode,
     ensure_table,
     read_blobs,
+    stale_blobs,
     strings,
     write_blob,
 )
@@ -84,7 +84,7 @@ class ExportLedger:
             return cache  # unreadable: render everything; `keep_html` writes it again
         for deck_id, entries in decks.items():
             cache.known.update(entries)
-            cache.stored[deck_id] = set(entries)
+            cache.stored[deck_id] = entries.keys()
         return cache
 
     def keep_html(self, cache: FieldCache, decks: Collection[str]) -> None:
@@ -98,12 +98,17 @@ class ExportLedger:
             if cache.stored.get(deck_id) != used.keys()
         }
         with closing(self.connect()) as db, db:
+            if not changed and not stale_blobs(db, "html", decks, cache.version):
+                return  # the usual export where nothing changed: no write, no lock
             db.execute("BEGIN IMMEDIATE")
             ensure_table(db)
             for deck_id, used in changed.items():
                 body = encode([list(used), list(used.values())])
                 write_blob(db, "html", deck_id, cache.version, body)
-            drop_blobs(db, "html", decks, cache.version)
+            db.executemany(
+                "DELETE FROM blobs WHERE kind = 'html' AND deck_id = ?",
+                [(deck_id,) for deck_id in stale_blobs(db, "html", decks, cache.version)],
+            )
 
 
 class LedgerNotes:
@@ -121,11 +126,9 @@ class LedgerNotes:
         Only notes of `deck_ids` count (all decks when None).
         """
         wanted = {
-            guid: stamp.deck_id
-            for guid, stamp in self.known.items()
-            if stamp.live
-            and guid not in present
-            and (deck_ids is None or stamp.deck_id in deck_ids)
+            guid: deck_id
+            for guid, (deck_id, _, _, live) in self.known.items()
+            if live and guid not in present and (deck_ids is None or deck_id in deck_ids)
         }
         if not wanted:
             return {}
@@ -156,13 +159,15 @@ class LedgerNotes:
             if before is None:
                 stamps[guid] = now
                 touched.add(note.deck_id)
-            elif before.digest != digests[guid]:
-                stamps[guid] = max(now, before.mod + 1)
-                touched.update((note.deck_id, before.deck_id))
+                continue
+            deck_id, digest, mod, live = before
+            if digest != digests[guid]:
+                stamps[guid] = max(now, mod + 1)
+                touched.update((note.deck_id, deck_id))
             else:
-                stamps[guid] = before.mod
-                if before.deck_id != note.deck_id or before.live == note.removed:
-                    touched.update((note.deck_id, before.deck_id))
+                stamps[guid] = mod
+                if deck_id != note.deck_id or live == note.removed:
+                    touched.update((note.deck_id, deck_id))
         yield stamps
         if touched:
             with closing(self.ledger.connect()) as db, db:
@@ -181,41 +186,62 @@ def _record(
 ) -> None:
     """Write the stamps and records of the `touched` decks, merged into what is stored now."""
     stored = read_blobs(db, "stamps", NOTES_VERSION, decode_stamps, touched)
-    by_deck: dict[str, list[tuple[str, PlannedNote]]] = {deck_id: [] for deck_id in touched}
+    # Per deck: the columns of its stamps (GUIDs, digests, times, live), its current notes.
+    columns = {deck_id: _DeckColumns() for deck_id in touched}
     for guid, note in zip(guids, plan.notes, strict=True):
-        if note.deck_id in by_deck:
-            by_deck[note.deck_id].append((guid, note))
+        deck = columns.get(note.deck_id)
+        if deck is not None:
+            deck.add(guid, digests[guid], stamps[guid], note)
     exported = set(guids)
     headers = {deck.id: deck for deck in plan.decks}
-    for deck_id, written in by_deck.items():
+    for deck_id, deck in columns.items():
         # What is stored of notes not in this export (a note exported in another deck now
         # has left this one); the rest is as written now.
-        kept = [stamp for guid, stamp in stored.get(deck_id, {}).items() if guid not in exported]
-        kept_guids = [guid for guid in stored.get(deck_id, {}) if guid not in exported]
-        current = [(guid, note) for guid, note in written if not note.removed]
+        kept = {g: stamp for g, stamp in stored.get(deck_id, {}).items() if g not in exported}
         header = headers.get(deck_id)
-        pending = [guid for guid, stamp in zip(kept_guids, kept, strict=True) if stamp.live]
+        pending = [guid for guid, (_, _, _, live) in kept.items() if live]
         if pending:  # gone, not yet sent as removed: keep their records
             old = read_blobs(db, "records", NOTES_VERSION, decode_records, {deck_id})
             old_header, old_notes = old.get(deck_id, (None, {}))
             header = header or old_header
-            current += [(guid, old_notes[guid]) for guid in pending if guid in old_notes]
-            kept = [
-                stamp._replace(live=False) if stamp.live and guid not in old_notes else stamp
-                for guid, stamp in zip(kept_guids, kept, strict=True)
-            ]  # a record lost: never sent as removed
-        columns = encode_stamps(
-            [guid for guid, _ in written] + kept_guids,
-            [digests[guid] for guid, _ in written] + [stamp.digest for stamp in kept],
-            [stamps[guid] for guid, _ in written] + [stamp.mod for stamp in kept],
-            [not note.removed for _, note in written] + [stamp.live for stamp in kept],
-        )
-        write_blob(db, "stamps", deck_id, NOTES_VERSION, encode(columns))
-        if current and header is not None:
-            body = encode(encode_records(header, current))
+            for guid in pending:
+                if guid in old_notes:
+                    deck.current.append((guid, old_notes[guid]))
+                else:  # its record is lost: it can never be sent as removed
+                    kept[guid] = (*kept[guid][:3], False)
+        for guid, (_, digest, mod, live) in kept.items():
+            deck.add(guid, digest, mod, None, live)
+        body = encode(encode_stamps(deck.guids, deck.digests, deck.mods, deck.live))
+        write_blob(db, "stamps", deck_id, NOTES_VERSION, body)
+        if deck.current and header is not None:
+            body = encode(encode_records(header, deck.current))
             write_blob(db, "records", deck_id, NOTES_VERSION, body)
         else:
             db.execute("DELETE FROM blobs WHERE kind = 'records' AND deck_id = ?", (deck_id,))
+
+
+class _DeckColumns:
+    """One deck's stamps as columns, and its notes to record, as `_record` gathers them."""
+
+    def __init__(self) -> None:
+        self.guids: list[str] = []
+        self.digests: list[str] = []
+        self.mods: list[int] = []
+        self.live: list[bool] = []
+        self.current: list[tuple[str, PlannedNote]] = []
+
+    def add(
+        self, guid: str, digest: str, mod: int, note: PlannedNote | None, live: bool = True
+    ) -> None:
+        """A note as written now (`note`), or as stored (None, and whether it is `live`)."""
+        self.guids.append(guid)
+        self.digests.append(digest)
+        self.mods.append(mod)
+        if note is not None:
+            live = not note.removed
+            if live:
+                self.current.append((guid, note))
+        self.live.append(live)
 
 
 def _decode_html(deck_id: str, value: object) -> dict[str, str]:

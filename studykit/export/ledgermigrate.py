@@ -50,9 +50,9 @@ def migrate_rows(db: sqlite3.Connection, version: str) -> None:
             merged = stored.get(deck_id, {}) | entries
             columns = encode_stamps(
                 list(merged),
-                [stamp.digest for stamp in merged.values()],
-                [stamp.mod for stamp in merged.values()],
-                [stamp.live for stamp in merged.values()],
+                [digest for _, digest, _, _ in merged.values()],
+                [mod for _, _, mod, _ in merged.values()],
+                [live for _, _, _, live in merged.values()],
             )
             body = encode(columns)
             write_blob(db, "stamps", deck_id, version, body)
@@ -96,7 +96,7 @@ def _old_notes(
         if not (isinstance(guid, str) and isinstance(digest, str) and type(mod) is int):
             continue
         deck_id = decks.get(guid, UNKNOWN_DECK)
-        stamps.setdefault(deck_id, {})[guid] = Stamp(deck_id, digest, mod, guid in kept)
+        stamps.setdefault(deck_id, {})[guid] = (deck_id, digest, mod, guid in kept)
         if guid in kept:
             note, deck = kept[guid]
             records.setdefault(deck_id, (deck, {}))[1][guid] = note
