@@ -93,7 +93,13 @@ def ensure_table(db: sqlite3.Connection) -> None:
 
 
 def write_blob(db: sqlite3.Connection, kind: str, deck_id: str, version: str, body: bytes) -> None:
-    """Store one blob (encoded by `encode`), replacing the deck's blob of that kind."""
+    """Store one blob (encoded by `encode`), replacing the deck's blob of that kind.
+
+    One over `MAX_BLOB_BYTES` would never be read: the deck's blob is deleted instead.
+    """
+    if len(body) > MAX_BLOB_BYTES:
+        db.execute("DELETE FROM blobs WHERE kind = ? AND deck_id = ?", (kind, deck_id))
+        return
     db.execute(
         "INSERT OR REPLACE INTO blobs VALUES (?, ?, ?, ?, ?)",
         (kind, deck_id, version, blob_check(body), body),
