@@ -159,6 +159,23 @@ def test_a_field_that_moved_to_another_deck_is_still_found(tmp_path: Path) -> No
     assert [note.fields for note in other.notes] == fields(lib)
 
 
+def test_exporting_one_deck_keeps_the_others_html_until_their_deck_is_gone(
+    tmp_path: Path,
+) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    root = tmp_path / "root"
+    other = "id: other\nname: Other\ncards:\n  - id: lone\n    front: A *lone* card\n    back: Al\n"
+    (root / "decks").mkdir(parents=True)
+    (root / "decks" / "other.yaml").write_text(other, encoding="utf-8")
+    export_anki(library(root), tmp_path / "1.apkg", ledger=ledger)
+    assert len(ledger.field_cache().known) == 8  # six of `cached`, two of `other`
+    export_anki(library(root), tmp_path / "2.apkg", deck_ids=["cached"], ledger=ledger)
+    assert len(ledger.field_cache().known) == 8
+    (root / "decks" / "other.yaml").unlink()
+    export_anki(library(root), tmp_path / "3.apkg", ledger=ledger)
+    assert len(ledger.field_cache().known) == 6
+
+
 def test_the_same_text_as_cloze_and_as_plain_are_two_entries() -> None:
     from studykit.export.html import markdown_html
 
