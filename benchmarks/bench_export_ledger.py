@@ -1,8 +1,9 @@
 """The export ledger's own cost on 10,000 generated cards (CPU time). Prints only.
 
-Fresh: a new data dir. Writing the package with a ledger (digests, stamps, records, the kept
-package) against without one, plus keeping the rendered HTML; the difference is what the
-ledger costs a first export. Nothing changed: what it costs to read back (stamps and HTML).
+Fresh: a new data dir. Writing the package with a ledger (digests, stamps, records) against
+without one, less the kept package (`reuse.py`, shown apart), plus keeping the rendered HTML:
+what the ledger costs a first export. Read back: what an export where nothing changed pays
+to read the stamps and the HTML.
 """
 
 from __future__ import annotations
