@@ -73,7 +73,7 @@ def read_blobs(
             continue
         try:
             found[deck_id] = decode(deck_id, json.loads(body))
-        except (ValueError, TypeError, KeyError, IndexError):  # BadBlob is a ValueError
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError):  # BadBlob too
             continue
     return found
 

@@ -116,7 +116,7 @@ def _old_record(text: object) -> tuple[PlannedNote, PlannedDeck] | None:
             fields=tuple(str(field) for field in data["fields"]),
             tags=tuple(str(tag) for tag in data["tags"]),
         )
-    except (ValueError, TypeError, KeyError, IndexError):
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
     return (note, deck) if note.model in MODELS else None
 
