@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studykit.export.ledger import ExportLedger
+from studykit.export import blobs
+from studykit.export.ledger import NOTES_VERSION, ExportLedger
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
 
 
@@ -103,3 +104,12 @@ def test_a_damaged_records_blob_loses_only_the_removed_notes(tmp_path: Path) -> 
         )
     assert ledger.notes().gone({"a"}, None) == {}  # not a note made up from damaged bytes
     assert record(ledger, 200, {}, note("a")) == {"a": 100}
+
+
+def test_a_blob_of_the_wrong_shape_is_ignored_even_with_a_good_checksum(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    record(ledger, 100, {}, note("a"))
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"a": 1}', b"[[1], [2], [3], [4]]"):
+        with closing(ledger.connect()) as db, db:
+            blobs.write_blob(db, "stamps", "d1", NOTES_VERSION, body)
+        assert ledger.notes().known == {}
