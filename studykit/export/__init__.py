@@ -105,20 +105,28 @@ def _export(
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
     from studykit.export.media import MediaPack
-    from studykit.export.plan import plan_export, render_field, selected_decks
+    from studykit.export.plan import ExportPlan, plan_export, render_field, selected_decks
     from studykit.export.variants import variant_source
 
     decks = selected_decks(library, deck_ids)
     media = MediaPack(library.root, staging, cache=cache, plot_dir=plot_dir)
     fields = ledger.field_cache() if ledger is not None else None
-    plan = plan_export(
-        library,
-        decks,
-        variants=variants,
-        variant_source=variant_source(),
-        progress=progress,
-        media=media,
-        render=fields.render if fields is not None else render_field,
+    parts = [  # deck by deck, so that the cache knows which deck used which field
+        plan_export(
+            library,
+            [deck],
+            variants=variants,
+            variant_source=variant_source(),
+            progress=progress,
+            media=media,
+            render=fields.for_deck(deck.id) if fields is not None else render_field,
+        )
+        for deck in decks
+    ]
+    plan = ExportPlan(
+        decks=tuple(deck for part in parts for deck in part.decks),
+        notes=tuple(note for part in parts for note in part.notes),
+        unbaked=tuple(ref for part in parts for ref in part.unbaked),
     )
     media.draw_missing(plot_progress)
     source: ExportSource | None = None
@@ -136,7 +144,7 @@ def _export(
         media_files=media.files(),
     )
     if fields is not None and ledger is not None:
-        ledger.keep_html(fields)
+        ledger.keep_html(fields, library.decks.keys())
     return ExportResult(
         path=counts.path,
         decks=counts.decks,

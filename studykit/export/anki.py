@@ -14,7 +14,7 @@ import json
 import sqlite3
 import time
 import zipfile
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -28,7 +28,7 @@ from studykit.export.collection import write_presets, write_scheduling
 from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
-from studykit.export.removed import note_record, with_removed
+from studykit.export.removed import with_removed
 from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
 
 # Chosen once at random; never change them, or Anki sees new notetypes.
@@ -232,24 +232,6 @@ class PackageCounts:
     """Nothing changed since the last export: its kept package was copied."""
 
 
-class _Records(Mapping[str, tuple[str, str]]):
-    """guid -> (deck id, ledger record) of a plan's notes, each record made when asked for."""
-
-    def __init__(self, plan: ExportPlan, guids: list[str]) -> None:
-        self.decks = {d.id: d for d in plan.decks}
-        self.notes = dict(zip(guids, plan.notes, strict=True))
-
-    def __getitem__(self, guid: str) -> tuple[str, str]:
-        planned = self.notes[guid]
-        return planned.deck_id, note_record(planned, self.decks[planned.deck_id])
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.notes)
-
-    def __len__(self) -> int:
-        return len(self.notes)
-
-
 def write_package(
     plan: ExportPlan,
     path: Path,
@@ -275,18 +257,17 @@ def write_package(
     guids = [note_guid(planned.guid_key) for planned in plan.notes]
     if ledger is None:
         return _write(plan, Path(path), guids, {}, now, source, progress, media_files)
-    records = _Records(plan, guids)
+    book = ledger.notes()
     if removed_from is None or removed_from:
         current = len(plan.notes)
-        plan = with_removed(plan, ledger.gone(set(guids), removed_from))
+        plan = with_removed(plan, book.gone(set(guids), removed_from))
         guids += [note_guid(planned.guid_key) for planned in plan.notes[current:]]
     names = {d.id: d.name for d in plan.decks}
     digests = {
         guid: note_digest(planned, names[planned.deck_id])
         for guid, planned in zip(guids, plan.notes, strict=True)
     }
-    gone = [guid for guid, planned in zip(guids, plan.notes, strict=True) if planned.removed]
-    with ledger.stamping(digests, now, records=records, removed=gone) as stamps:
+    with book.stamping(plan, guids, digests, now) as stamps:
         key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
         kept = KeptPackage(ledger.path)
         found = kept.reuse(key, Path(path))

@@ -9,7 +9,7 @@ libraries' versions), so a changed renderer can never serve HTML rendered the ol
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, KeysView, Mapping
 from functools import lru_cache
 from importlib import metadata, resources
 
@@ -38,19 +38,20 @@ def renderer_version() -> str:
     return digest.hexdigest()
 
 
-def html_check(html: str) -> str:
-    """A checksum stored beside each cached HTML, so a damaged entry is noticed and redone."""
-    return hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
-
-
 class FieldCache:
-    """`markdown_html` through a cache: `known` entries (key -> HTML) and those made now."""
+    """`markdown_html` through a cache: `known` entries (key -> HTML) and those made now.
+
+    Renders through `for_deck` are remembered by deck (`used`), so that the ledger keeps for
+    each deck just the fields of its latest export; `stored` says which keys it kept before.
+    """
 
     def __init__(self, known: Mapping[str, str] | None = None) -> None:
         self.version = renderer_version()
         self.known = dict(known or {})
         self.new: dict[str, str] = {}
         self.hits = 0
+        self.used: dict[str, dict[str, str]] = {}
+        self.stored: dict[str, KeysView[str]] = {}
         # The key hashes "version \x1f cloze \x1f text"; the part before the text is fixed.
         self._prefixes = {
             flag: f"{self.version}\x1f{int(flag)}\x1f".encode() for flag in (False, True)
@@ -62,11 +63,25 @@ class FieldCache:
 
     def render(self, text: str, cloze: bool = False) -> str:
         """The field's HTML: from the cache, else rendered (and remembered)."""
+        return self._lookup(text, cloze)[1]
+
+    def for_deck(self, deck_id: str) -> Callable[[str, bool], str]:
+        """`render`, remembering each field as one of `deck_id`'s."""
+        used = self.used.setdefault(deck_id, {})
+
+        def render(text: str, cloze: bool) -> str:
+            key, html = self._lookup(text, cloze)
+            used[key] = html
+            return html
+
+        return render
+
+    def _lookup(self, text: str, cloze: bool) -> tuple[str, str]:
         key = self.key(text, cloze)
         cached = self.known.get(key)
         if cached is not None:
             self.hits += 1
-            return cached
+            return key, cached
         rendered = markdown_html(text, cloze=cloze)
         self.known[key] = self.new[key] = rendered
-        return rendered
+        return key, rendered

@@ -10,8 +10,7 @@ from textual.widgets import Tree
 
 from studykit.export import REUSED
 from studykit.export.ledger import ExportLedger
-from studykit.export.plan import PlannedDeck, PlannedNote
-from studykit.export.removed import note_record
+from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
 from studykit.loading import Library
 from studykit.session import StudySession
 from studykit.tui.app import make_app
@@ -63,9 +62,8 @@ async def test_the_export_message_lists_notes_sent_again_as_removed(
     )
     deck = PlannedDeck(demo.id, demo.name, "")
     ledger = ExportLedger.in_data_dir(session.settings.data_dir)
-    with ledger.stamping(
-        {"gone-guid": "x"}, 100, records={"gone-guid": (demo.id, note_record(gone, deck))}
-    ):
+    plan = ExportPlan((deck,), (gone,), ())
+    with ledger.notes().stamping(plan, ["gone-guid"], {"gone-guid": "x"}, 100):
         pass  # as if an earlier export had sent this card
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -2,46 +2,114 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from studykit.export.ledger import ExportLedger
+from studykit.export import blobs
+from studykit.export.ledger import NOTES_VERSION, ExportLedger
+from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
+
+
+def note(guid: str, deck: str = "d1", text: str = "", removed: bool = False) -> PlannedNote:
+    """A basic note (its card id is its GUID) whose front is `text`."""
+    key = ("studykit", deck, guid)
+    return PlannedNote("basic", deck, guid, key, (text or guid, "", ""), (), removed=removed)
+
+
+def record(
+    ledger: ExportLedger, now: int, digests: dict[str, str], *notes: PlannedNote
+) -> dict[str, int]:
+    """Stamp and record `notes` (GUIDs as in `digests`, default "1") as one export would."""
+    decks = {n.deck_id: PlannedDeck(n.deck_id, n.deck_id.upper(), "") for n in notes}
+    plan = ExportPlan(tuple(decks.values()), notes, ())
+    guids = [n.card_id for n in notes]
+    with ledger.notes().stamping(plan, guids, {g: digests.get(g, "1") for g in guids}, now) as s:
+        return s
 
 
 def test_unchanged_notes_keep_their_time_and_changed_ones_move_forward(tmp_path: Path) -> None:
     ledger = ExportLedger.in_data_dir(tmp_path)
-    with ledger.stamping({"a": "1", "b": "1"}, now=100) as stamps:
-        assert stamps == {"a": 100, "b": 100}
-    with ledger.stamping({"a": "1", "b": "2", "c": "1"}, now=100) as stamps:
-        # Same second: the changed note still gets a later time than Anki has.
-        assert stamps == {"a": 100, "b": 101, "c": 100}
-    with ledger.stamping({"a": "1", "b": "3"}, now=500) as stamps:
-        assert stamps == {"a": 100, "b": 500}
+    assert record(ledger, 100, {}, note("a"), note("b")) == {"a": 100, "b": 100}
+    # Same second: the changed note still gets a later time than Anki has.
+    stamps = record(ledger, 100, {"b": "2"}, note("a"), note("b"), note("c"))
+    assert stamps == {"a": 100, "b": 101, "c": 100}
+    assert record(ledger, 500, {"b": "3"}, note("a"), note("b")) == {"a": 100, "b": 500}
 
 
 def test_a_failed_export_records_nothing(tmp_path: Path) -> None:
     ledger = ExportLedger.in_data_dir(tmp_path)
-    with ledger.stamping({"a": "1"}, now=100):
-        pass
-    with pytest.raises(OSError), ledger.stamping({"a": "2"}, now=200):
+    record(ledger, 100, {}, note("a"))
+    plan = ExportPlan((PlannedDeck("d1", "D1", ""),), (note("a"),), ())
+    with pytest.raises(OSError), ledger.notes().stamping(plan, ["a"], {"a": "2"}, 200):
         raise OSError("disk full")
-    with ledger.stamping({"a": "2"}, now=300) as stamps:
-        assert stamps == {"a": 300}
+    assert record(ledger, 300, {"a": "2"}, note("a")) == {"a": 300}
 
 
 def test_gone_notes_are_those_recorded_before_absent_now_and_not_yet_sent_as_removed(
     tmp_path: Path,
 ) -> None:
     ledger = ExportLedger.in_data_dir(tmp_path)
-    records = {"a": ("d1", "A"), "b": ("d1", "B"), "c": ("d2", "C")}
-    with ledger.stamping({g: "1" for g in records}, now=100, records=records):
+    record(ledger, 100, {}, note("a"), note("b"), note("c", "d2"))
+
+    def gone(present: set[str], decks: set[str] | None) -> dict[str, str]:
+        return {g: n.fields[0] for g, (n, _) in ledger.notes().gone(present, decks).items()}
+
+    assert gone({"a", "c"}, None) == {"b": "b"}
+    assert gone({"a"}, {"d2"}) == {"c": "c"}
+    record(ledger, 200, {}, note("a"), note("b", removed=True))
+    assert gone({"a", "c"}, None) == {}
+    record(ledger, 300, {"b": "2"}, note("b", text="B2"))  # b came back: current again
+    assert gone({"a", "c"}, None) == {"b": "B2"}
+    assert gone({"b", "c"}, None) == {"a": "a"}  # a's record stayed when b's deck was written
+
+
+def test_two_exports_at_once_each_keep_their_notes(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    first, second = ledger.notes(), ledger.notes()  # both read before either writes
+    one = ExportPlan((PlannedDeck("d1", "D1", ""),), (note("a"),), ())
+    other = ExportPlan((PlannedDeck("d1", "D1", ""),), (note("b"),), ())
+    # The second is recorded first, and the first merges into it instead of writing over it.
+    with (
+        first.stamping(one, ["a"], {"a": "1"}, 100),
+        second.stamping(other, ["b"], {"b": "1"}, 200),
+    ):
         pass
-    assert ledger.gone({"a", "c"}, None) == {"b": "B"}
-    assert ledger.gone({"a"}, {"d2"}) == {"c": "C"}
-    with ledger.stamping({"a": "1"}, now=200, removed=["b"]):
-        pass
-    assert ledger.gone({"a", "c"}, None) == {}
-    with ledger.stamping({"b": "1"}, now=300, records={"b": ("d1", "B2")}):
-        pass  # b came back: current again
-    assert ledger.gone({"a", "c"}, None) == {"b": "B2"}
+    assert set(ledger.notes().gone(set(), None)) == {"a", "b"}
+    assert record(ledger, 900, {}, note("a"), note("b")) == {"a": 100, "b": 200}
+
+
+def test_a_damaged_stamps_blob_is_ignored_and_written_again(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    record(ledger, 1000, {}, note("a"), note("b"))
+    with closing(sqlite3.connect(ledger.path)) as db, db:  # a time changed, checksum not
+        db.execute(
+            "UPDATE blobs SET body = CAST(replace(CAST(body AS TEXT), '1000', '7000') AS BLOB) "
+            "WHERE kind = 'stamps'"
+        )
+    # Unreadable: as if never exported (newer is safe for Anki; a wrong time is not).
+    assert record(ledger, 2000, {}, note("a"), note("b")) == {"a": 2000, "b": 2000}
+    assert record(ledger, 3000, {}, note("a"), note("b")) == {"a": 2000, "b": 2000}
+
+
+def test_a_damaged_records_blob_loses_only_the_removed_notes(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    record(ledger, 100, {}, note("a"), note("b", text="Bee"))
+    with closing(sqlite3.connect(ledger.path)) as db, db:
+        db.execute(
+            "UPDATE blobs SET body = CAST(replace(CAST(body AS TEXT), 'Bee', 'Bug') AS BLOB) "
+            "WHERE kind = 'records'"
+        )
+    assert ledger.notes().gone({"a"}, None) == {}  # not a note made up from damaged bytes
+    assert record(ledger, 200, {}, note("a")) == {"a": 100}
+
+
+def test_a_blob_of_the_wrong_shape_is_ignored_even_with_a_good_checksum(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    record(ledger, 100, {}, note("a"))
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"a": 1}', b"[[1], [2], [3], [4]]"):
+        with closing(ledger.connect()) as db, db:
+            blobs.write_blob(db, "stamps", "d1", NOTES_VERSION, body)
+        assert ledger.notes().known == {}
