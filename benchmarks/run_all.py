@@ -21,6 +21,7 @@ import bench_browse
 import bench_child
 import bench_experiments
 import bench_export
+import bench_export_ledger
 import bench_export_media
 from common import (
     PYTHON,
@@ -176,6 +177,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     print()
     bench_export.main()
+    bench_export_ledger.main()
     print()
     bench_export_media.main()
     print()

@@ -1,8 +1,9 @@
-"""Rendered field HTML by content hash, kept in the export ledger between exports.
+"""Rendered field HTML by field text, kept in the export ledger between exports.
 
 Rendering markdown and maths is most of an export's time; a field that has not changed since
-the last export is taken from the cache instead. The key hashes the text, whether it is a
-cloze field, and the renderer itself (the source of the modules that render, and the markdown
+the last export is taken from the cache instead. The key is the text itself, marked as a
+cloze field or not (hashing it cost more than the text takes to store); the cache is kept
+under a version of the renderer (the source of the modules that render, and the markdown
 libraries' versions), so a changed renderer can never serve HTML rendered the old way.
 """
 
@@ -15,6 +16,8 @@ from importlib import metadata, resources
 
 from studykit.export.html import markdown_html
 
+# How keys are made: a cache of other keys is of another version, so it is never read.
+_KEYS = "keys: cloze flag + text"
 # The modules whose code decides a field's HTML.
 _RENDERER = (
     ("studykit.export", "html.py"),
@@ -27,7 +30,7 @@ _RENDERER = (
 @lru_cache(maxsize=1)
 def renderer_version() -> str:
     """A hash of everything that decides how a field renders."""
-    digest = hashlib.blake2b(digest_size=8)
+    digest = hashlib.blake2b(_KEYS.encode(), digest_size=8)
     for package, name in _RENDERER:
         digest.update(resources.files(package).joinpath(name).read_bytes())
     for library in ("markdown-it-py", "cmarkgfm"):
@@ -52,14 +55,11 @@ class FieldCache:
         self.hits = 0
         self.used: dict[str, dict[str, str]] = {}
         self.stored: dict[str, KeysView[str]] = {}
-        # The key hashes "version \x1f cloze \x1f text"; the part before the text is fixed.
-        self._prefixes = {
-            flag: f"{self.version}\x1f{int(flag)}\x1f".encode() for flag in (False, True)
-        }
 
-    def key(self, text: str, cloze: bool) -> str:
-        data = self._prefixes[cloze] + text.encode()
-        return hashlib.blake2b(data, digest_size=16).hexdigest()
+    @staticmethod
+    def key(text: str, cloze: bool) -> str:
+        """The field's key: its text after "c" for a cloze field, else "t"."""
+        return ("c" if cloze else "t") + text
 
     def render(self, text: str, cloze: bool = False) -> str:
         """The field's HTML: from the cache, else rendered (and remembered)."""

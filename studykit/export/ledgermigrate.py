@@ -2,13 +2,13 @@
 
 Before blobs (`blobs`), the ledger kept a row per note in `notes` (GUID, digest, time), one
 per note in `records` (GUID, deck, JSON record, removed) and one per field in `html`. A user
-who exported then keeps each note's time and the records of removed cards. The old tables
-go in the same transaction, so a ledger is moved once, whoever opens it first.
+who exported then keeps each note's time and the records of removed cards. The old HTML cache
+is not moved (it was keyed by hashes, the cache now by text): the next export renders again.
+The old tables go in the same transaction, so a ledger is moved once, whoever opens it first.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from typing import Any
@@ -22,7 +22,6 @@ from studykit.export.deckrecords import (
     encode_records,
     encode_stamps,
 )
-from studykit.export.fieldcache import renderer_version
 from studykit.export.plan import PlannedDeck, PlannedNote
 
 UNKNOWN_DECK = ""
@@ -61,10 +60,6 @@ def migrate_rows(db: sqlite3.Connection, version: str) -> None:
             written = kept.get(deck_id, (deck, {}))[1] | notes
             body = encode(encode_records(deck, list(written.items())))
             write_blob(db, "records", deck_id, version, body)
-        html = _old_html(db)
-        if html:
-            body = encode([list(html), list(html.values())])
-            write_blob(db, "html", UNKNOWN_DECK, renderer_version(), body)
         for name, kind in found.items():
             db.execute(f"DROP {'VIEW' if kind == 'view' else 'TABLE'} IF EXISTS {name}")
 
@@ -119,15 +114,3 @@ def _old_record(text: object) -> tuple[PlannedNote, PlannedDeck] | None:
     except (ValueError, TypeError, KeyError, IndexError, RecursionError):
         return None
     return (note, deck) if note.model in MODELS else None
-
-
-def _old_html(db: sqlite3.Connection) -> dict[str, str]:
-    """The old cache's HTML of this renderer whose checksum still holds."""
-    rows = _rows(db, "SELECT key, html, check_sum FROM html WHERE version = ?", renderer_version())
-    return {
-        key: html
-        for key, html, check in rows
-        if isinstance(key, str)
-        and isinstance(html, str)
-        and check == hashlib.blake2b(html.encode(), digest_size=8).hexdigest()
-    }

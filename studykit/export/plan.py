@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
@@ -34,8 +34,7 @@ def render_field(text: str, cloze: bool) -> str:
 _TAG_UNSAFE = re.compile(r"\s+")
 
 
-@dataclass(frozen=True)
-class PlannedNote:
+class PlannedNote(NamedTuple):  # a tuple: an export builds one per card, and fast
     """One Anki note: its model, deck and card, fields (HTML), tags, and what its GUID hangs on."""
 
     model: ModelKind
@@ -94,6 +93,7 @@ def _card_notes(
     deck: Deck,
     note: Note | None,
     card: Card,
+    where: str,
     variants: int,
     source: VariantSource | None,
     render: FieldRender,
@@ -102,10 +102,11 @@ def _card_notes(
 ) -> tuple[list[PlannedNote], bool]:
     """The notes for one card, and whether a computed card went out without drawn values.
 
-    With `media`, images are packed (paths relative to `folder`, the deck file's) and the
-    plot of the card's linked experiment goes at the end of its back.
+    `where` is the card's source field (`_source`). With `media`, images are packed (paths
+    relative to `folder`, the deck file's) and the plot of the card's linked experiment goes
+    at the end of its back.
     """
-    tags, where = _tags(deck, card), _source(note, card, media)
+    tags = _tags(deck, card)
     key = ("studykit", deck.id, card.id)
 
     def field(text: str, *, cloze: bool = False, plot: str = "") -> str:
@@ -172,9 +173,13 @@ def plan_export(
         note = library.note_for(deck)
         origin = deck.origin
         folder = (library.root / origin.path).parent if origin is not None else library.root
+        sources: dict[str | None, str] = {}  # a deck's cards cite a few sections, many times
         for card in deck.cards:
+            where = sources.get(card.source)
+            if where is None:
+                where = sources[card.source] = _source(note, card, media)
             notes, formula_only = _card_notes(
-                deck, note, card, variants, variant_source, render, media, folder
+                deck, note, card, where, variants, variant_source, render, media, folder
             )
             planned += notes
             if formula_only:

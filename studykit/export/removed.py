@@ -35,7 +35,7 @@ def with_removed(
         note, deck = gone[guid]
         decks.setdefault(deck.id, deck)
         tags = note.tags if REMOVED_TAG in note.tags else (*note.tags, REMOVED_TAG)
-        notes.append(replace(note, tags=tags, removed=True))
+        notes.append(note._replace(tags=tags, removed=True))
         refs.setdefault(removed_ref(note), None)
     return replace(
         plan,

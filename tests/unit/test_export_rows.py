@@ -231,7 +231,7 @@ def test_rows_are_the_rows_genanki_writes(tmp_path: Path) -> None:
 
 def test_a_tag_with_white_space_is_refused(tmp_path: Path) -> None:
     plan = _plan([("basic", ("front", "back", ""))], random.Random(1))
-    bad = replace(plan.notes[0], tags=("two words",))
+    bad = plan.notes[0]._replace(tags=("two words",))
     with pytest.raises(ValueError, match="white space"):
         write_package(replace(plan, notes=(bad,)), tmp_path / "bad.apkg")
 
