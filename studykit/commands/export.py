@@ -140,6 +140,8 @@ def anki(
         )
     if result.media is not None:
         _report_media(result.media)
+    for line in result.ledger_damage:
+        click.echo(f"studykit: {line}", err=True)
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)
 

@@ -40,6 +40,8 @@ class ExportResult:
     """Nothing changed since the last export: the package kept from it was copied."""
     media: MediaReport | None = field(default=None, compare=False)
     """Images and plots packed, plots drawn, skipped, and experiments without a result."""
+    ledger_damage: tuple[str, ...] = ()
+    """What the export ledger had lost (damaged, rebuilt now), one line per kind."""
 
 
 def export_anki(
@@ -104,11 +106,14 @@ def _export(
 ) -> ExportResult:
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
+    from studykit.export.ledger import damage_lines
     from studykit.export.media import MediaPack
     from studykit.export.plan import ExportPlan, plan_export, render_field, selected_decks
     from studykit.export.variants import variant_source
 
     decks = selected_decks(library, deck_ids)
+    if ledger is not None:
+        ledger.damaged.clear()  # this export's findings only
     media = MediaPack(library.root, staging, cache=cache, plot_dir=plot_dir)
     fields = ledger.field_cache() if ledger is not None else None
     parts = [  # deck by deck, so that the cache knows which deck used which field
@@ -156,4 +161,5 @@ def _export(
         scheduled=source is not None and source.scheduling is not None,
         reused=counts.reused,
         media=media.report,
+        ledger_damage=tuple(damage_lines(ledger.damaged)) if ledger is not None else (),
     )

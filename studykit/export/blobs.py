@@ -2,7 +2,8 @@
 
 Writing a deck's state as one blob costs one encode and one row, where a row per note cost
 ten thousand. A blob whose checksum, JSON or shape is wrong, or that is bigger than
-`MAX_BLOB_BYTES`, is left unread: the ledger acts as if it were absent and writes it anew.
+`MAX_BLOB_BYTES`, is left unread: the ledger acts as if it were absent and writes it anew,
+and says so (`Damage`), since losing some of it changes what an export can do.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Callable, Collection
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 """A bigger blob is ignored, not read: no deck of a sane size comes near it."""
@@ -33,6 +34,13 @@ class BadBlob(ValueError):
     """A blob that decodes, but not to the shape its kind has."""
 
 
+class Damage(NamedTuple):
+    """A blob left unread as damaged: its kind and deck ("" for the whole table)."""
+
+    kind: str
+    deck_id: str
+
+
 def blob_check(body: bytes) -> str:
     """The checksum kept beside a blob, so that a damaged one is noticed."""
     # CRC-32 finds damage (a torn write, flipped bits, an edit) as well as a cryptographic
@@ -51,31 +59,46 @@ def read_blobs(
     version: str,
     decode: Callable[[str, object], T],
     decks: Collection[str] | None = None,
+    damaged: list[Damage] | None = None,
 ) -> dict[str, T]:
     """deck id -> `decode(deck id, JSON)` of each blob of `kind` and `version` (of `decks`).
 
-    Damaged, too big, or unreadable blobs (or table) are left out.
+    Damaged, too big, or unreadable blobs (or table) are left out, and added to `damaged`.
     """
-    query = "SELECT deck_id, check_sum, body FROM blobs "
-    query += "WHERE kind = ? AND version = ? AND length(body) <= ?"
+    # A blob over the limit comes back as NULL: it is not even read into memory.
+    query = "SELECT deck_id, check_sum, CASE WHEN length(body) <= ? THEN body END FROM blobs "
+    query += "WHERE kind = ? AND version = ?"
     wanted = sorted(decks) if decks is not None and len(decks) <= _IN_LIMIT else []
     if wanted:
         query += f" AND deck_id IN ({', '.join('?' * len(wanted))})"
+    lost = damaged if damaged is not None else []
     try:
-        rows = db.execute(query, (kind, version, MAX_BLOB_BYTES, *wanted)).fetchall()
+        rows = db.execute(query, (MAX_BLOB_BYTES, kind, version, *wanted)).fetchall()
     except sqlite3.DatabaseError:
+        if _has_table(db):  # else a ledger never written to: nothing lost
+            lost.append(Damage(kind, ""))
         return {}
     found: dict[str, T] = {}
     for deck_id, check, body in rows:
         if decks is not None and deck_id not in decks:
             continue
         if not isinstance(body, bytes) or check != blob_check(body):
+            lost.append(Damage(kind, str(deck_id)))
             continue
         try:
             found[deck_id] = decode(deck_id, json.loads(body))
         except (ValueError, TypeError, KeyError, IndexError, RecursionError):  # BadBlob too
-            continue
+            lost.append(Damage(kind, str(deck_id)))
     return found
+
+
+def _has_table(db: sqlite3.Connection) -> bool:
+    """Whether the ledger has a blobs table (or view) at all; a damaged file counts as one."""
+    try:
+        row = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'blobs'").fetchone()
+    except sqlite3.DatabaseError:
+        return True
+    return row is not None
 
 
 def ensure_table(db: sqlite3.Connection) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from studykit.export.blobs import (
     BadBlob,
+    Damage,
     encode,
     ensure_table,
     read_blobs,
@@ -37,6 +38,7 @@ from studykit.export.deckrecords import (
 from studykit.export.fieldcache import FieldCache
 from studykit.export.ledgermigrate import migrate_rows
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
+from studykit.terminal import shorten, terminal_safe
 
 LEDGER_FILENAME = "anki-export.sqlite3"
 NOTES_VERSION = "1"
@@ -48,6 +50,8 @@ class ExportLedger:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        self.damaged: list[Damage] = []
+        """Blobs found damaged by this ledger's reads (left unread, written anew)."""
 
     @classmethod
     def in_data_dir(cls, data_dir: Path) -> ExportLedger:
@@ -68,7 +72,7 @@ class ExportLedger:
     def notes(self) -> LedgerNotes:
         """What the ledger knows of every note exported before."""
         with closing(self.connect()) as db:
-            decks = read_blobs(db, "stamps", NOTES_VERSION, decode_stamps)
+            decks = read_blobs(db, "stamps", NOTES_VERSION, decode_stamps, None, self.damaged)
         known: dict[str, Stamp] = {}
         for stamps in decks.values():
             known.update(stamps)
@@ -79,9 +83,10 @@ class ExportLedger:
         cache = FieldCache()
         try:
             with closing(self.connect()) as db:
-                decks = read_blobs(db, "html", cache.version, _decode_html)
-        except sqlite3.DatabaseError:
-            return cache  # unreadable: render everything; `keep_html` writes it again
+                decks = read_blobs(db, "html", cache.version, _decode_html, None, self.damaged)
+        except sqlite3.DatabaseError:  # unreadable: render everything; `keep_html` writes it
+            self.damaged.append(Damage("html", ""))
+            return cache
         for deck_id, entries in decks.items():
             cache.known.update(entries)
             cache.stored[deck_id] = entries.keys()
@@ -133,7 +138,14 @@ class LedgerNotes:
         if not wanted:
             return {}
         with closing(self.ledger.connect()) as db:
-            decks = read_blobs(db, "records", NOTES_VERSION, decode_records, set(wanted.values()))
+            decks = read_blobs(
+                db,
+                "records",
+                NOTES_VERSION,
+                decode_records,
+                set(wanted.values()),
+                self.ledger.damaged,
+            )
         found: dict[str, tuple[PlannedNote, PlannedDeck]] = {}
         for guid, deck_id in wanted.items():
             deck, notes = decks.get(deck_id, (None, {}))
@@ -173,7 +185,7 @@ class LedgerNotes:
             with closing(self.ledger.connect()) as db, db:
                 db.execute("BEGIN IMMEDIATE")  # read again and write under one lock
                 ensure_table(db)
-                _record(db, touched, plan, guids, digests, stamps)
+                _record(db, touched, plan, guids, digests, stamps, self.ledger.damaged)
 
 
 def _record(
@@ -183,9 +195,10 @@ def _record(
     guids: Sequence[str],
     digests: Mapping[str, str],
     stamps: Mapping[str, int],
+    damaged: list[Damage],
 ) -> None:
     """Write the stamps and records of the `touched` decks, merged into what is stored now."""
-    stored = read_blobs(db, "stamps", NOTES_VERSION, decode_stamps, touched)
+    stored = read_blobs(db, "stamps", NOTES_VERSION, decode_stamps, touched, damaged)
     # Per deck: the columns of its stamps (GUIDs, digests, times, live), its current notes.
     columns = {deck_id: _DeckColumns() for deck_id in touched}
     for guid, note in zip(guids, plan.notes, strict=True):
@@ -201,7 +214,7 @@ def _record(
         header = headers.get(deck_id)
         pending = [guid for guid, (_, _, _, live) in kept.items() if live]
         if pending:  # gone, not yet sent as removed: keep their records
-            old = read_blobs(db, "records", NOTES_VERSION, decode_records, {deck_id})
+            old = read_blobs(db, "records", NOTES_VERSION, decode_records, {deck_id}, damaged)
             old_header, old_notes = old.get(deck_id, (None, {}))
             header = header or old_header
             for guid in pending:
@@ -251,3 +264,23 @@ def _decode_html(deck_id: str, value: object) -> dict[str, str]:
     if len(keys) != len(html):
         raise BadBlob("keys and HTML of different lengths")
     return dict(zip(keys, html, strict=True))
+
+
+_CONSEQUENCE = {
+    "stamps": "note times were lost: Anki will count their notes as updated once",
+    "records": "notes as written were lost: cards removed from them cannot be sent as removed",
+    "html": "cached HTML was lost: their fields were rendered again",
+}
+
+
+def damage_lines(damaged: Collection[Damage]) -> list[str]:
+    """One line per kind of damaged blob: which decks, and what the export lost by it."""
+    decks_by_kind: dict[str, dict[str, None]] = {}
+    for kind, deck_id in damaged:
+        name = shorten(terminal_safe(deck_id)) if deck_id else "(all decks)"
+        decks_by_kind.setdefault(kind, {})[name] = None
+    return [
+        f"Export ledger damaged ({', '.join(sorted(decks))}), now rebuilt: "
+        f"{_CONSEQUENCE.get(kind, 'its contents were lost')}."
+        for kind, decks in decks_by_kind.items()
+    ]

@@ -336,6 +336,7 @@ class StudykitApp(App[None]):
                 f"{len(result.removed)} removed card(s) or variant(s) sent once more, tagged "
                 f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
             )
+        lines += result.ledger_damage
         self.notify("\n".join(lines), title="Anki export", timeout=12, markup=False)
 
     # -- command palette -----------------------------------------------------

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 
@@ -531,3 +533,31 @@ async def test_review_with_nothing_left_goes_straight_to_finish(
         assert due is not None and format_local(due) in text
         await pilot.press("escape")
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+
+def notifications(app: StudykitApp) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+async def test_export_says_what_it_wrote_and_what_a_damaged_ledger_lost(
+    make_session: MakeSession, small_library: Library
+) -> None:
+    session = make_session(small_library)
+    app = make_app(session.settings, session=session)
+    ledger = session.settings.data_dir / "anki-export.sqlite3"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await highlight(app, pilot, "Demo::Alpha")
+        await pilot.press("x")
+        await settle(pilot, lambda: any("Exported Demo::Alpha" in n for n in notifications(app)))
+        assert (session.settings.data_dir / "exports" / "alpha.apkg").stat().st_size > 0
+        assert not any("ledger" in n for n in notifications(app))
+        with closing(sqlite3.connect(ledger)) as db, db:  # the body changed, its checksum not
+            db.execute(
+                "UPDATE blobs SET body = CAST(upper(CAST(body AS TEXT)) AS BLOB) "
+                "WHERE kind = 'stamps'"
+            )
+        await pilot.press("x")
+        await settle(pilot, lambda: any("ledger damaged" in n for n in notifications(app)))
+        (said,) = [n for n in notifications(app) if "ledger damaged" in n]
+        assert "Export ledger damaged (alpha), now rebuilt: note times were lost" in said

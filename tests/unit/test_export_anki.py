@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -367,3 +369,22 @@ cards:
     assert "<pre><code>code one\ncode two\n</code></pre>" in answer  # code keeps its lines
     cloze = collection.get_card(collection.find_cards("card:1 -question")[0])
     assert "line<br />\nand the second." in cloze.question()
+
+
+def test_cli_says_what_a_damaged_export_ledger_lost(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    data = tmp_path / "data"
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki"]
+    runner = CliRunner()
+    first = runner.invoke(cli, [*args, "-o", str(tmp_path / "1.apkg")])
+    assert first.exit_code == 0 and "ledger" not in first.stderr  # a fresh ledger is no damage
+    with closing(sqlite3.connect(data / "anki-export.sqlite3")) as db, db:  # checksum kept
+        db.execute(
+            "UPDATE blobs SET body = CAST(upper(CAST(body AS TEXT)) AS BLOB) "
+            "WHERE kind = 'stamps' AND deck_id = 'demo'"
+        )
+    second = runner.invoke(cli, [*args, "-o", str(tmp_path / "2.apkg")])
+    assert second.exit_code == 0, second.output
+    assert "studykit: Export ledger damaged (demo), now rebuilt: note times" in second.stderr
+    third = runner.invoke(cli, [*args, "-o", str(tmp_path / "3.apkg")])
+    assert third.exit_code == 0 and "ledger" not in third.stderr  # rebuilt by the second

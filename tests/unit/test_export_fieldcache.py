@@ -81,8 +81,10 @@ def test_a_damaged_blob_is_ignored_and_rebuilt(tmp_path: Path) -> None:
     cache = ledger.field_cache()
     assert cache.known == {}  # the deck's one blob: all of it is redone
     assert fields(lib, cache) == fields(lib)
-    export_anki(lib, tmp_path / "2.apkg", ledger=ledger)
+    (said,) = export_anki(lib, tmp_path / "2.apkg", ledger=ledger).ledger_damage
+    assert said.startswith("Export ledger damaged (cached)") and "rendered again" in said
     assert len(ledger.field_cache().known) == 6
+    assert export_anki(lib, tmp_path / "3.apkg", ledger=ledger).ledger_damage == ()
 
 
 @pytest.mark.parametrize(
@@ -101,6 +103,7 @@ def test_an_unreadable_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: str)
     assert ledger.field_cache().known == {}
     result = export_anki(lib, tmp_path / "2.apkg", ledger=ledger)
     assert result.notes == 3
+    assert any("(all decks)" in line for line in result.ledger_damage)
     assert len(ledger.field_cache().known) == 6
 
 
@@ -113,6 +116,7 @@ def test_a_blob_over_the_size_limit_is_not_read(
     assert len(ledger.field_cache().known) == 6
     monkeypatch.setattr(blobs, "MAX_BLOB_BYTES", 64)
     assert ledger.field_cache().known == {}
+    assert blobs.Damage("html", "cached") in ledger.damaged
     assert export_anki(lib, tmp_path / "2.apkg", ledger=ledger).notes == 3
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from studykit.export import blobs
-from studykit.export.ledger import NOTES_VERSION, ExportLedger
+from studykit.export.blobs import Damage
+from studykit.export.ledger import NOTES_VERSION, ExportLedger, damage_lines
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
 
 
@@ -91,7 +92,10 @@ def test_a_damaged_stamps_blob_is_ignored_and_written_again(tmp_path: Path) -> N
         )
     # Unreadable: as if never exported (newer is safe for Anki; a wrong time is not).
     assert record(ledger, 2000, {}, note("a"), note("b")) == {"a": 2000, "b": 2000}
+    assert set(ledger.damaged) == {Damage("stamps", "d1")}  # said, not silent
+    ledger.damaged.clear()
     assert record(ledger, 3000, {}, note("a"), note("b")) == {"a": 2000, "b": 2000}
+    assert ledger.damaged == []  # written again whole
 
 
 def test_a_damaged_records_blob_loses_only_the_removed_notes(tmp_path: Path) -> None:
@@ -103,6 +107,7 @@ def test_a_damaged_records_blob_loses_only_the_removed_notes(tmp_path: Path) -> 
             "WHERE kind = 'records'"
         )
     assert ledger.notes().gone({"a"}, None) == {}  # not a note made up from damaged bytes
+    assert ledger.damaged == [Damage("records", "d1")]
     assert record(ledger, 200, {}, note("a")) == {"a": 100}
 
 
@@ -112,4 +117,22 @@ def test_a_blob_of_the_wrong_shape_is_ignored_even_with_a_good_checksum(tmp_path
     for body in (b"[" * 100_000 + b"]" * 100_000, b'{"a": 1}', b"[[1], [2], [3], [4]]"):
         with closing(ledger.connect()) as db, db:
             blobs.write_blob(db, "stamps", "d1", NOTES_VERSION, body)
+        ledger.damaged.clear()
         assert ledger.notes().known == {}
+        assert ledger.damaged == [Damage("stamps", "d1")]
+
+
+def test_a_fresh_ledger_has_nothing_damaged(tmp_path: Path) -> None:
+    ledger = ExportLedger.in_data_dir(tmp_path)
+    assert ledger.notes().known == {} and ledger.field_cache().known == {}
+    assert ledger.damaged == []
+
+
+def test_damage_says_which_decks_and_what_was_lost_once_per_kind() -> None:
+    found = [Damage("stamps", "b"), Damage("stamps", "a"), Damage("stamps", "a")]
+    found += [Damage("html", ""), Damage("records", "\x1b]0;title\x07" + "x" * 200)]
+    stamps, html, records = damage_lines(found)
+    assert stamps.startswith("Export ledger damaged (a, b)") and "note times" in stamps
+    assert "(all decks)" in html and "rendered again" in html
+    assert "\x1b" not in records and "\\x1b" in records and len(records) < 200
+    assert "cannot be sent as removed" in records
