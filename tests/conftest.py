@@ -13,6 +13,8 @@ from studykit.config import Settings, bundled_root
 from studykit.model import Card, Deck, Note, Section
 
 if TYPE_CHECKING:
+    from anki.collection import Collection
+
     from studykit.loading import Library
     from studykit.session import StudySession
 
@@ -148,3 +150,14 @@ def make_session(
     yield build
     for session in opened:
         session.close()
+
+
+@pytest.fixture
+def collection(tmp_path: Path) -> Iterator[Collection]:
+    """A fresh Anki collection on disk (the real Anki backend, to import exports into)."""
+    from anki.collection import Collection
+
+    (tmp_path / "anki").mkdir()
+    col = Collection(str(tmp_path / "anki" / "c.anki2"))
+    yield col
+    col.close()

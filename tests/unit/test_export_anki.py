@@ -5,11 +5,9 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
-import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportResponse
 from click.testing import CliRunner
@@ -72,15 +70,6 @@ def write_root(root: Path, deck: str = DECK) -> Path:
     (root / "decks" / "demo.yaml").write_text(deck, encoding="utf-8")
     (root / "decks" / "other.yaml").write_text(OTHER, encoding="utf-8")
     return root
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Iterator[Collection]:
-    """A fresh Anki collection on disk."""
-    (tmp_path / "anki").mkdir()
-    col = Collection(str(tmp_path / "anki" / "c.anki2"))
-    yield col
-    col.close()
 
 
 def import_package(col: Collection, path: Path) -> ImportResponse.Log:

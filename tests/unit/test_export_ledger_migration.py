@@ -5,12 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
 import genanki
-import pytest
 from anki.collection import Collection
 
 from studykit.export import export_anki
@@ -35,14 +33,6 @@ WITHOUT_TERM = DECK.replace(
     "  - id: term\n    kind: reversed\n    front: Term\n",
     "  - id: term2\n    kind: reversed\n    front: Other term\n",
 )
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Iterator[Collection]:
-    (tmp_path / "anki").mkdir()
-    col = Collection(str(tmp_path / "anki" / "c.anki2"))
-    yield col
-    col.close()
 
 
 def old_ledger(path: Path, library: Library, mod: int) -> None:

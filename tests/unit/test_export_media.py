@@ -8,7 +8,7 @@ import re
 import shutil
 import sys
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -131,14 +131,6 @@ class StoreCache:
 
     def store_experiment(self, result: dict[str, object]) -> None:
         raise AssertionError("an export never runs or stores an experiment")
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Iterator[Collection]:
-    (tmp_path / "anki").mkdir()
-    col = Collection(str(tmp_path / "anki" / "c.anki2"))
-    yield col
-    col.close()
 
 
 @pytest.fixture

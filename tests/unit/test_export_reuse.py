@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from anki.collection import Collection
 from click.testing import CliRunner
 
@@ -30,15 +29,6 @@ cards:
     front: "What does this show? ![decay](decay.png)"
     back: A decay.
 """
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Iterator[Collection]:
-    """A fresh Anki collection on disk."""
-    (tmp_path / "anki").mkdir()
-    col = Collection(str(tmp_path / "anki" / "c.anki2"))
-    yield col
-    col.close()
 
 
 def test_nothing_changed_copies_the_kept_package_and_each_change_builds_anew(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,15 +37,6 @@ def import_with_scheduling(col: Collection, path: Path, *, scheduling: bool = Tr
     start = time.perf_counter()
     col.import_anki_package(ImportAnkiPackageRequest(package_path=str(path), options=options))
     return time.perf_counter() - start
-
-
-@pytest.fixture
-def collection(tmp_path: Path) -> Iterator[Collection]:
-    """A fresh Anki collection on disk."""
-    (tmp_path / "anki").mkdir()
-    col = Collection(str(tmp_path / "anki" / "c.anki2"))
-    yield col
-    col.close()
 
 
 @pytest.fixture

@@ -107,14 +107,20 @@ def test_a_hit_gives_exactly_what_the_yaml_gave(
     assert card.text_origin("front") is not None
 
 
-def test_bundled_content_reads_back_the_same(tmp_path: Path, builds: list[Path]) -> None:
-    """Every kind of field the real notes and decks use (claims, measurements, computed cards)."""
+def bundled_copy(tmp_path: Path) -> tuple[Path, Library]:
+    """A settled copy of the bundled content, loaded afresh, and its cache written."""
     root = tmp_path / "bundled"
     for folder in ("content", "decks"):
         shutil.copytree(bundled_root() / folder, root / folder)
     settle(root)
     fresh = load_library(root)
     load_library(root, cache_dir=tmp_path / "cache")
+    return root, fresh
+
+
+def test_bundled_content_reads_back_the_same(tmp_path: Path, builds: list[Path]) -> None:
+    """Every kind of field the real notes and decks use (claims, measurements, computed cards)."""
+    root, fresh = bundled_copy(tmp_path)
     assert_same(load_library(root, cache_dir=tmp_path / "cache"), fresh)
     assert len(builds) == 2
 
@@ -320,12 +326,7 @@ def test_a_hit_builds_its_models_once_on_first_use(
 def test_a_session_over_a_hit_serves_what_it_counts(
     tmp_path: Path, make_session: Callable[..., StudySession]
 ) -> None:
-    root = tmp_path / "bundled"
-    for folder in ("content", "decks"):
-        shutil.copytree(bundled_root() / folder, root / folder)
-    settle(root)
-    fresh = load_library(root)
-    load_library(root, cache_dir=tmp_path / "cache")
+    root, fresh = bundled_copy(tmp_path)
     hit = load_library(root, cache_dir=tmp_path / "cache")
     served = make_session(fresh), make_session(hit)
     assert served[0].deck_counts() == served[1].deck_counts()
