@@ -147,7 +147,7 @@ def as_template(card: Card) -> Card:
 
 def question_line(card: Card, limit: int = 60) -> str:
     """A card's question on one plain line (cloze deletions shown filled in), for lists."""
-    from studykit.model import CLOZE_PATTERN
+    from studykit.clozes import CLOZE_PATTERN
     from studykit.quiz.picking import short_text
 
     front = as_template(card).front

@@ -7,11 +7,12 @@ where each object came from in its `origin` (not part of the schema).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Annotated, Literal, NewType, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from studykit.clozes import CLOZE_PATTERN, cloze_number_problem
 
 NoteId = NewType("NoteId", str)
 SectionId = NewType("SectionId", str)
@@ -29,7 +30,6 @@ Number = int | float
 
 CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
 COMPUTED_KINDS: frozenset[str] = frozenset({"numeric", "symbolic"})
-CLOZE_PATTERN = re.compile(r"\{\{c(\d+)::(.+?)(?:::(.+?))?\}\}", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +327,8 @@ class Card(Strict):
             raise ValueError("a numeric card's `examples` give a `value`, not an `expr`")
         if self.kind == "cloze" and not CLOZE_PATTERN.search(self.front):
             raise ValueError("a cloze card's front needs at least one {{c1::...}} deletion")
+        if self.kind == "cloze" and (problem := cloze_number_problem(self.front)) is not None:
+            raise ValueError(problem)
         if self.kind in {"basic", "reversed"} and not (self.back and self.back.strip()):
             raise ValueError(f"a `{self.kind}` card needs a non-empty `back`")
         if not self.front.strip():

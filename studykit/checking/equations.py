@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
+from studykit.clozes import CLOZE_PATTERN
 from studykit.expressions import ExpressionError, ExpressionTimeout
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import (
@@ -30,7 +31,6 @@ from studykit.expressions.texnodes import (
 )
 from studykit.expressions.texparse import Side, Statement, statements
 from studykit.mathscan import Maths, split_code_fences, split_maths
-from studykit.model import CLOZE_PATTERN
 from studykit.quiz.variants import format_number, placeholders
 
 # Most nodes a side may grow to when earlier definitions are put in.

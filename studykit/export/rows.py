@@ -14,6 +14,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
+from studykit.clozes import LAST_CLOZE_NUMBER
 from studykit.export.plan import ModelKind, PlannedNote
 
 # Anki reads a field as empty when it holds nothing but ASCII white space, <br> and <div> tags.
@@ -21,8 +22,8 @@ _EMPTY_FIELD = re.compile(r"(?:[\t\n\v\f\r ]|</?(?:br|div) ?/?>)*", re.IGNORECAS
 _CLOZE_TOKEN = re.compile(r"\{\{c([0-9]+)::|\}\}")
 _LARGEST_CLOZE = 65535
 """Anki reads `{{cN::` with a larger N as text."""
-_LAST_CLOZE_CARD = 499
-"""`{{c500::` and above all give the 500th card."""
+_LAST_CLOZE_CARD = LAST_CLOZE_NUMBER - 1
+"""`{{c500::` and above all give the 500th card (a deck refuses c501 and up at load)."""
 
 NoteEntry = tuple[PlannedNote, str, int, int]
 """A note to write: the note, its GUID, its `mod` (its cards' too) and its cards' Anki deck."""

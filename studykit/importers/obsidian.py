@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from studykit.clozes import cloze_number_problem
 from studykit.ids import Slugs, slug
 from studykit.importers.srschedule import BadSchedule, Schedule, parse_schedule
 
@@ -338,6 +339,9 @@ class _Parser:
         schedules: list[Schedule],
         own_tags: list[str],
     ) -> None:
+        if kind == "cloze" and (problem := cloze_number_problem(front)) is not None:
+            self.report.append(ReportLine(line, end, problem.replace(" in `front`", "")))
+            return
         card = ImportedCard("", kind, front, back, line, tuple(schedules))
         tags = own_tags or self.group
         self.tagged = self.tagged or bool(own_tags)

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studykit.citations import render_citations
+from studykit.clozes import CLOZE_PATTERN
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.mathtext import latex_to_unicode
-from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card, Note
+from studykit.model import COMPUTED_KINDS, Card, Note
 
 if TYPE_CHECKING:
     from studykit.quiz.grading import Grade

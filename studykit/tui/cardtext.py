@@ -6,11 +6,12 @@ import re
 from typing import TYPE_CHECKING
 
 from studykit.citations import render_citations
+from studykit.clozes import CLOZE_PATTERN
 from studykit.images import image_placeholders
 from studykit.linebreaks import card_side
 from studykit.mathscan import split_code_fences, split_maths
 from studykit.mathtext import latex_to_unicode, markdown_to_terminal
-from studykit.model import CLOZE_PATTERN, COMPUTED_KINDS, Card, Note
+from studykit.model import COMPUTED_KINDS, Card, Note
 
 if TYPE_CHECKING:
     from studykit.quiz import Variant

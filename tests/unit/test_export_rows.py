@@ -17,9 +17,7 @@ from anki.collection import Collection
 from studykit.export import rows
 from studykit.export.anki import _models, _write, anki_deck_id, note_guid, write_package
 from studykit.export.plan import ExportPlan, ModelKind, PlannedDeck, PlannedNote
-from tests.unit.test_export_anki import collection, import_package
-
-__all__ = ["collection"]  # the fixture, used by name
+from tests.unit.test_export_anki import import_package
 
 NOW = 1_750_000_000
 KINDS: tuple[ModelKind, ...] = ("basic", "reversed", "cloze", "type-in")

@@ -233,6 +233,21 @@ DECK_HEAD = "id: d\nname: D\nnote: good-note\ncards:\n"
             "card `a`: a `basic` card needs a non-empty `back`",
         ),
         (
+            "  - id: a\n    kind: cloze\n    front: The {{c0::gate}} forgets.\n",
+            "7:12",
+            "cloze number c0 in `front` is out of range: number deletions from c1 to c500",
+        ),
+        (
+            "  - id: a\n    kind: cloze\n    front: '{{c1::a}} and {{c501::b}}'\n",
+            "7:12",
+            "cloze number c501 in `front` is out of range",
+        ),
+        (
+            f"  - id: a\n    kind: cloze\n    front: '{{{{c{'9' * 5000}::b}}}}'\n",
+            "7:12",
+            "cloze number c99999999… in `front` is out of range",
+        ),
+        (
             "  - id: a\n    kind: numeric\n    front: F\n    answer: x\n"
             "    tolerance: {abs: 1, rel: 2}\n",
             "9:16",
@@ -654,3 +669,11 @@ def test_yaml_token_soup_only_gives_load_problems(
     library = load_library(root)
 
     assert_only_sane_problems(library, "decks/soup.yaml", len(LINE_BREAK.findall(text)))
+
+
+def test_cloze_numbers_anki_gives_a_card_each_load(tmp_path: Path) -> None:
+    root = good_root(tmp_path)
+    front = "'{{c01::a}}, {{c2::b}} and {{c500::c}}'"
+    write(root, "decks/d.yaml", DECK_HEAD + f"  - id: a\n    kind: cloze\n    front: {front}\n")
+    library = load_library(root)
+    assert not library.problems and "d" in library.decks

@@ -315,3 +315,15 @@ def test_comment_marks_in_inline_code_open_no_comment() -> None:
     assert _cards(text) == {
         "x": [("basic", "Modulo in C", "`a %% b` and `<!--`"), ("basic", "Next", "card")]
     }
+
+
+def test_a_cloze_group_number_anki_makes_no_card_of_is_reported_and_the_rest_kept() -> None:
+    text = "#flashcards/x\nThe ==gate==[^999] forgets.\n\nThe ==cell==[^500] keeps.\n\nQ ::: A\n"
+    found = parse_obsidian(text, "n")
+    assert [str(r) for r in found.skipped] == [
+        "2: cloze number c999 is out of range: number deletions from c1 to c500 "
+        "(Anki makes one card per number)"
+    ]
+    assert _cards(text) == {
+        "x": [("cloze", "The {{c500::cell}} keeps.", None), ("reversed", "Q", "A")]
+    }
