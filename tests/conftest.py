@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
@@ -19,6 +20,12 @@ if TYPE_CHECKING:
     from studykit.session import StudySession
 
 CLOCK_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+# Started in the background by a shell without job control, the tests inherit SIGINT ignored,
+# and so would every process they start (an ignored signal stays ignored across exec): the
+# Ctrl-C tests need it delivered. A caught signal is reset to the default in a child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class FakeClock:
