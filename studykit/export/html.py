@@ -154,13 +154,16 @@ def one_paragraph(rendered: str) -> str | None:
     return None
 
 
-def _lift_maths(prose: str, maths: list[Maths]) -> str:
-    """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots."""
+def _lift_maths(prose: str, maths: list[str]) -> str:
+    """Replace `$…$` and `$$…$$` in prose (not code spans) with numbered slots.
+
+    `maths` gets each one's MathJax, which goes back in place of its slot after markdown.
+    """
     if "$" not in prose:  # no maths can open (most prose without maths)
         return prose
 
     def slot(found: Maths) -> str:
-        maths.append(found)
+        maths.append(latex_to_mathjax(found.tex, found.display))
         return f"{_MATH}{len(maths) - 1}{_MATH_END}"
 
     return replace_maths(prose, slot)
@@ -178,7 +181,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     text = _SENTINELS.sub("", text)
     if cloze:
         text = _mark_clozes(text)
-    maths: list[Maths] = []
+    maths: list[str] = []
     runs = split_code_fences(text)
     if len(runs) == 1 and not runs[0][0]:  # no fenced code (most fields)
         source = _lift_maths(text, maths).strip()
@@ -196,12 +199,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     if "<" in source:  # without raw HTML, the renderers' own tags are nested properly
         rendered = balanced(rendered)
     if maths:
-
-        def math(match: re.Match[str]) -> str:
-            found = maths[int(match.group(1))]
-            return latex_to_mathjax(found.tex, found.display)
-
-        rendered = _MATH_SLOT.sub(math, rendered)
+        rendered = _MATH_SLOT.sub(lambda match: maths[int(match.group(1))], rendered)
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.
