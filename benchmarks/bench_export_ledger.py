@@ -19,11 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import genanki
 from common import report
 from generated import write_yaml_root
 
-from studykit.export.anki import write_package
+from studykit.export.anki import note_guid, write_package
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, plan_export, selected_decks
 from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
@@ -78,7 +77,7 @@ def main() -> None:
         ledgered = cpu(lambda: write_package(plan, tmp / "with.apkg", ledger=fresh()))
         html = cpu(lambda: fresh().keep_html(cache, library.decks.keys()))
         name = f"export ledger {CARDS:,} cards"
-        guids = [genanki.guid_for(*note.guid_key) for note in plan.notes]
+        guids = [note_guid(note.guid_key) for note in plan.notes]
         kept = cpu(lambda: keep_package(plan, guids, tmp / "bare.apkg", fresh()))
         report(f"{name}, fresh: notes", ledgered - bare - kept)
         report(f"{name}, fresh: HTML", html)

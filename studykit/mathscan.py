@@ -86,9 +86,14 @@ def closing(text: str, start: int, display: bool) -> int:
     return -1
 
 
+def _needs_scanner(prose: str) -> bool:
+    """Whether `prose` has what `_ESCAPE_OR_INLINE` cannot read: a code span or `$$`."""
+    return "`" in prose or "$$" in prose
+
+
 def split_maths(prose: str) -> list[str | Maths]:
     """Split prose (no fenced code) into text and maths; `\\` escapes and code spans are text."""
-    if "`" in prose or "$$" in prose:
+    if _needs_scanner(prose):
         return scan_maths(prose)
     pieces: list[str | Maths] = []
     at = 0
@@ -106,7 +111,7 @@ def split_maths(prose: str) -> list[str | Maths]:
 
 def replace_maths(prose: str, replace: Callable[[Maths], str]) -> str:
     """`prose` with each of its maths (as `split_maths` finds it) replaced by `replace(maths)`."""
-    if "`" in prose or "$$" in prose:
+    if _needs_scanner(prose):
         pieces = scan_maths(prose)
         return "".join(piece if isinstance(piece, str) else replace(piece) for piece in pieces)
 

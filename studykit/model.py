@@ -327,7 +327,10 @@ class Card(Strict):
             raise ValueError("a numeric card's `examples` give a `value`, not an `expr`")
         if self.kind == "cloze" and not CLOZE_PATTERN.search(self.front):
             raise ValueError("a cloze card's front needs at least one {{c1::...}} deletion")
-        if self.kind == "cloze" and (problem := cloze_number_problem(self.front)) is not None:
+        if (
+            self.kind == "cloze"
+            and (problem := cloze_number_problem(self.front, "front")) is not None
+        ):
             raise ValueError(problem)
         if self.kind in {"basic", "reversed"} and not (self.back and self.back.strip()):
             raise ValueError(f"a `{self.kind}` card needs a non-empty `back`")

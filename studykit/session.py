@@ -250,6 +250,11 @@ class StudySession:
             raise NotLoadedError(f"no deck with id `{deck_id}` is loaded (loaded: {known})")
         return index
 
+    def _deck_model(self, index: DeckIndex) -> Deck:
+        """The deck's content model (the index holds its outline; a cached library builds
+        the models on this first need)."""
+        return self.library.decks[index.deck.id]
+
     def _find(self, deck_id: str, card_id: str) -> tuple[DeckIndex, int] | None:
         """(index, position) of a loaded card; None if it is not loaded."""
         index = self._decks.get(deck_id)
@@ -356,7 +361,7 @@ class StudySession:
 
     def _study_card(self, index: DeckIndex, pos: int) -> StudyCard:
         slot = index.slots[pos]
-        deck = self.library.decks[index.deck.id]
+        deck = self._deck_model(index)
         return StudyCard(
             deck=deck,
             card=deck.cards[pos],
@@ -605,7 +610,7 @@ class StudySession:
         """The search facts of a deck's cards, built on first use."""
         facts = self._facts.get(index.deck.id)
         if facts is None:
-            deck = self.library.decks[index.deck.id]
+            deck = self._deck_model(index)
             deck_tags = deck_facts(deck).tags
             facts = [card_facts(deck, card, deck_tags) for card in deck.cards]
             self._facts[index.deck.id] = facts
@@ -629,7 +634,7 @@ class StudySession:
         for index in self._decks.values():
             if scope is not None and index.deck.id not in scope:
                 continue
-            if not per_deck.matches(deck_facts(self.library.decks[index.deck.id]), none):
+            if not per_deck.matches(deck_facts(self._deck_model(index)), none):
                 continue
             positions: Collection[int] = index.position.values()
             if per_card.terms:

@@ -340,7 +340,7 @@ class _Parser:
         own_tags: list[str],
     ) -> None:
         if kind == "cloze" and (problem := cloze_number_problem(front)) is not None:
-            self.report.append(ReportLine(line, end, problem.replace(" in `front`", "")))
+            self.report.append(ReportLine(line, end, problem))
             return
         card = ImportedCard("", kind, front, back, line, tuple(schedules))
         tags = own_tags or self.group
