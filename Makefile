@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(VENV)/bin/studykit
 
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
@@ -28,8 +28,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check studykit tests benchmarks
 	$(VENV)/bin/ruff format --check studykit tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
-# Regenerate the editor schemas after changing studykit/model.py (a test fails until you do).
+# Regenerate the editor schemas after changing studykit/content/model.py (a test fails until you do).
 schema: $(STAMP)
 	$(VENV)/bin/studykit schema deck -o schema/deck.schema.json
 	$(VENV)/bin/studykit schema note -o schema/note.schema.json

@@ -12,10 +12,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import report, time_call
 from generated import library_with_states
 
-from studykit.config import Settings
-from studykit.search import parse_query
-from studykit.session import StudySession
+from studykit.core.config import Settings
 from studykit.srs.store import Store
+from studykit.study.search import parse_query
+from studykit.study.session import StudySession
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from studykit.checking.equations import maths_spans, without_cloze
-from studykit.config import bundled_root
+from studykit.content.loading import load_library
+from studykit.core.config import bundled_root
 from studykit.expressions import parse
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import render
 from studykit.expressions.texparse import statements
-from studykit.loading import load_library
 
 
 def bundled_sides(root: Path) -> list[str]:

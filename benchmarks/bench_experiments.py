@@ -12,12 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import report, time_call
 
-from studykit.config import Settings, bundled_root
+from studykit.core.config import Settings, bundled_root
 from studykit.experiments.cache import run_cached
 from studykit.experiments.device import machine_description
 from studykit.experiments.registry import names
 from studykit.experiments.runner import run_experiment
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 
 
 def bench_defaults() -> None:

@@ -21,9 +21,9 @@ import genanki
 from common import report
 from generated import write_yaml_root
 
+from studykit.content.loading import load_library
 from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
-from studykit.loading import load_library
 
 CARDS = 10_000
 REPEAT = 5

@@ -22,12 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import report
 from generated import write_yaml_root
 
+from studykit.content.loading import load_library
 from studykit.export.anki import note_guid, write_package
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, plan_export, selected_decks
 from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
 from studykit.export.variants import variant_source
-from studykit.loading import load_library
 
 CARDS = 10_000
 REPEAT = 7

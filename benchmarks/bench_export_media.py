@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import fmt_seconds, report, time_call
 
-from studykit.config import bundled_root
+from studykit.content.loading import load_library
+from studykit.core.config import bundled_root
 from studykit.export import export_anki
-from studykit.loading import load_library
 
 POINTS = 300
 

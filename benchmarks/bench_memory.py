@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import report
 from generated import write_yaml_root
 
-from studykit.config import Settings
+from studykit.core.config import Settings
 from studykit.memory.simulate import simulate
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 
 START = datetime(2025, 1, 6, 9, tzinfo=UTC)
 T = TypeVar("T")

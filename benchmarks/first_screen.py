@@ -37,7 +37,7 @@ def run_studykit(data_dir: Path, *, with_torch: bool = False) -> None:
 
     from textual.pilot import Pilot
 
-    from studykit.config import resolve_settings
+    from studykit.core.config import resolve_settings
     from studykit.tui.app import make_app
     from studykit.tui.screens.home import HomeScreen
 

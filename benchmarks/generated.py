@@ -8,8 +8,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from studykit.loading import Library
-from studykit.model import Card, Deck
+from studykit.content.loading import Library
+from studykit.content.model import Card, Deck
 from studykit.srs.scheduler import State, card_key
 from studykit.srs.store import CardState, Store
 

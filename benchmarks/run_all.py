@@ -36,10 +36,10 @@ from common import (
 )
 from generated import library_with_states, settle_files, write_big_deck, write_yaml_root
 
-from studykit.config import Settings
-from studykit.loading import load_library
-from studykit.session import Rating, StudySession
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
 from studykit.srs.store import Store
+from studykit.study.session import Rating, StudySession
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 STUDYKIT = str(Path(PYTHON).parent / "studykit")

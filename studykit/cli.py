@@ -25,8 +25,8 @@ from studykit.commands.support import (
 )
 
 if TYPE_CHECKING:
-    from studykit.config import Settings
-    from studykit.loading import LoadProblem
+    from studykit.content.loading import LoadProblem
+    from studykit.core.config import Settings
 
 _DIR = click.Path(file_okay=False, dir_okay=True, path_type=Path)
 
@@ -73,7 +73,7 @@ def review(ctx: click.Context, deck_id: str | None) -> None:
     """Open the app straight into review."""
     settings = settings_from(ctx)
     if deck_id is not None:
-        from studykit.loading import load_library
+        from studykit.content.loading import load_library
 
         check_deck(load_library(settings.root), deck_id)
     _run_app(settings, start="review", deck_id=deck_id)
@@ -90,7 +90,7 @@ def _problem_json(problem: LoadProblem) -> dict[str, Any]:
 
 
 def _deck_table(rows: Sequence[dict[str, Any]]) -> list[str]:
-    from studykit.terminal import table_lines
+    from studykit.core.terminal import table_lines
 
     headers = ("ID", "NAME", "NEW", "LEARN", "DUE", "TOTAL")
     keys = ("id", "name", "new", "learning", "due", "total")
@@ -105,7 +105,7 @@ def decks(ctx: click.Context, as_json: bool) -> None:
 
     Files that fail to load are reported on stderr and make the exit status 1.
     """
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
     session = StudySession.open(settings_from(ctx))
     try:
@@ -187,7 +187,7 @@ def _describe(error: BaseException) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the command line, turning our errors into one line on stderr."""
-    from studykit.errors import StudykitError
+    from studykit.core.errors import StudykitError
 
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="studykit")
@@ -201,7 +201,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 def _error_code(error: BaseException) -> int:
     """Bad settings are bad input (2); anything else that went wrong is 1."""
-    from studykit.config import ConfigError
+    from studykit.core.config import ConfigError
 
     return EXIT_USAGE if isinstance(error, ConfigError) else EXIT_PROBLEM
 

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from studykit.config import Settings, bundled_root
-from studykit.model import Card, Deck, Note, Section
+from studykit.content.model import Card, Deck, Note, Section
+from studykit.core.config import Settings, bundled_root
 
 if TYPE_CHECKING:
     from anki.collection import Collection
 
-    from studykit.loading import Library
-    from studykit.session import StudySession
+    from studykit.content.loading import Library
+    from studykit.study.session import StudySession
 
 CLOCK_START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
@@ -79,7 +79,7 @@ def make_deck(
 
 def make_library(decks: Sequence[Deck], notes: Sequence[Note] = (), root: Path = Path()) -> Library:
     """A Library built from model objects, decks sorted by name as the loader does."""
-    from studykit.loading import Library
+    from studykit.content.loading import Library
 
     ordered = sorted(decks, key=lambda deck: deck.name)
     return Library(
@@ -134,8 +134,8 @@ def make_session(
     Call with `library` (required), and optionally `settings`, `tz` (default UTC) or
     `clock`. Every session is closed at teardown.
     """
-    from studykit.session import StudySession
     from studykit.srs.store import Store
+    from studykit.study.session import StudySession
 
     opened: list[StudySession] = []
 

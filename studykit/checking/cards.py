@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Final
 
 from studykit.checking.findings import Finding
+from studykit.content.model import COMPUTED_KINDS, Card
 from studykit.expressions import Expression, ExpressionError, ExpressionTimeout
-from studykit.model import COMPUTED_KINDS, Card
 from studykit.quiz.variants import (
     SYMBOL_SAMPLES,
     Value,

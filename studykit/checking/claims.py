@@ -8,8 +8,8 @@ import warnings
 from typing import Final
 
 from studykit.checking.findings import Finding
+from studykit.content.model import Claim
 from studykit.expressions import Expression, ExpressionError, ExpressionTimeout, parse
-from studykit.model import Claim
 from studykit.quiz.variants import format_number
 
 # A claim with `approx` but neither `rel_tol` nor `abs_tol` must match to one part in a million.

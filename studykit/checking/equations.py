@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
-from studykit.clozes import CLOZE_PATTERN
 from studykit.expressions import ExpressionError, ExpressionTimeout
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import (
@@ -30,8 +29,9 @@ from studykit.expressions.texnodes import (
     written_number,
 )
 from studykit.expressions.texparse import Side, Statement, statements
-from studykit.mathscan import Maths, split_code_fences, split_maths
 from studykit.quiz.variants import format_number, placeholders
+from studykit.text.clozes import CLOZE_PATTERN
+from studykit.text.mathscan import Maths, split_code_fences, split_maths
 
 # Most nodes a side may grow to when earlier definitions are put in.
 MAX_RESOLVED_NODES: Final = 200

@@ -15,8 +15,7 @@ from typing import Final
 
 from studykit.checking.claims import counterexample
 from studykit.checking.findings import EVIDENCE_KINDS, Finding
-from studykit.expressions import Expression, ExpressionError, ExpressionTimeout, parse
-from studykit.model import (
+from studykit.content.model import (
     COMPUTED_KINDS,
     Agreement,
     Card,
@@ -26,6 +25,7 @@ from studykit.model import (
     Origin,
     Tolerance,
 )
+from studykit.expressions import Expression, ExpressionError, ExpressionTimeout, parse
 from studykit.quiz.grading import DEFAULT_TOLERANCE, describe_tolerance, same_expression, within
 from studykit.quiz.variants import answer_expression, format_number
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studykit.checking.findings import ExperimentSummary, Problem, ProblemKind, Report
-from studykit.errors import StudykitError
-from studykit.loading import Library
-from studykit.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
+from studykit.checking.scope import Scope, shown_path
+from studykit.content.loading import Library
+from studykit.content.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
+from studykit.core.errors import StudykitError
 
 if TYPE_CHECKING:
-    from studykit.checking.runner import Scope
     from studykit.experiments.base import Result
     from studykit.quiz.variants import Value
 
@@ -83,8 +83,6 @@ class _Checker:
         expected: str | None = None,
         computed: str | None = None,
     ) -> None:
-        from studykit.checking.runner import shown_path
-
         origin = link.origin
         self.report.problems.append(
             Problem(

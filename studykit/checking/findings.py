@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from studykit.terminal import one_line
+from studykit.core.terminal import one_line
 
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
 EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")

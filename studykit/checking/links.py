@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from studykit.checking.findings import Finding
-from studykit.model import ExperimentRef, ParamValue
+from studykit.content.model import ExperimentRef, ParamValue
 
 # `{gamma}` in a card's link is the card's drawn parameter; it is checked per variant, not here.
 _TEMPLATE = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")

@@ -12,15 +12,12 @@ import dataclasses
 import importlib.util
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from studykit.checking.findings import Problem, Report
-from studykit.errors import StudykitError
-from studykit.loading import Library
-from studykit.model import ExperimentRef, Measurement
-
-if TYPE_CHECKING:
-    from studykit.checking.runner import Scope
+from studykit.checking.scope import Scope, shown_path
+from studykit.content.loading import Library
+from studykit.content.model import ExperimentRef, Measurement
+from studykit.core.errors import StudykitError
 
 
 def _entries(library: Library, scope: Scope) -> Iterator[Measurement]:
@@ -31,8 +28,6 @@ def _entries(library: Library, scope: Scope) -> Iterator[Measurement]:
 
 
 def _problem(library: Library, entry: Measurement, message: str, **extra: str) -> Problem:
-    from studykit.checking.runner import shown_path
-
     origin = entry.origin
     return Problem(
         path=shown_path(library.root, origin.path) if origin else str(library.root),

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
-from studykit.citations import render_citations
+from studykit.content.citations import render_citations
+from studykit.content.loading import Library
+from studykit.content.model import Card, Claim, Note, Section, Strict
 from studykit.expressions import ExpressionError, parse
-from studykit.loading import Library
-from studykit.model import Card, Claim, Note, Section, Strict
 
 
 class Recorder:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from studykit.checking.cards import check_card
@@ -19,29 +18,17 @@ from studykit.checking.prose import (
     check_claim_says,
     check_section_body,
 )
-from studykit.errors import StudykitError
+from studykit.checking.scope import Scope, shown_path
+from studykit.content.loading import Library, load_library
+from studykit.content.model import COMPUTED_KINDS, ExperimentRef, Origin
+from studykit.core.errors import StudykitError
 from studykit.expressions.scripts import mixed_scripts, names_in
-from studykit.loading import Library, load_library
-from studykit.model import COMPUTED_KINDS, ExperimentRef, Origin
 
 FOLDERS = ("content", "decks")
 
 
 class CheckInputError(StudykitError):
     """A path to check that does not exist or lies outside any content/ or decks/ folder."""
-
-
-@dataclass(frozen=True)
-class Scope:
-    """One root to load, and the files under it to report on (None: all of them)."""
-
-    root: Path
-    only: tuple[str, ...] | None
-
-    def covers(self, rel: str) -> bool:
-        if self.only is None:
-            return True
-        return any(rel == part or rel.startswith(part.rstrip("/") + "/") for part in self.only)
 
 
 def _is_root(path: Path) -> bool:
@@ -81,16 +68,6 @@ def scopes(paths: Sequence[Path], default_root: Path) -> list[Scope]:
             assert parts is not None
             parts.append(rel)
     return [Scope(root, None if only is None else tuple(only)) for root, only in grouped.items()]
-
-
-def shown_path(root: Path, rel: str) -> str:
-    """The file's path as the user can open it: relative to the working folder when inside."""
-    # Resolve the folder, not the file: a refused link is named as the link, not its target.
-    path = (root / rel).parent.resolve() / Path(rel).name
-    try:
-        return path.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return os.fspath(path)
 
 
 def _problem(

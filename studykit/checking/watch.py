@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from studykit.checking.findings import Report
 from studykit.checking.runner import FOLDERS, run_check, scopes
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 if TYPE_CHECKING:
     import threading

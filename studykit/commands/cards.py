@@ -10,7 +10,7 @@ import click
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, check_deck, fail, settings_from
 
 if TYPE_CHECKING:
-    from studykit.browsing import CardRow
+    from studykit.study.browsing import CardRow
 
 LIMIT = 1000
 """Cards listed unless --limit says otherwise; the rest are counted on stderr."""
@@ -43,8 +43,8 @@ def card_json(row: CardRow) -> dict[str, Any]:
 
 
 def _cells(row: CardRow) -> tuple[str, ...]:
-    from studykit.browsing import question_line
-    from studykit.tui.format import format_interval
+    from studykit.study.browsing import question_line
+    from studykit.study.formatting import format_interval
 
     card = row.card
     state = ", ".join(part for part in (card.state, row.flags) if part)
@@ -99,9 +99,9 @@ def cards(
     The state flags combine (--suspended --leech: suspended leeches). Files that fail to
     load are reported on stderr and make the exit status 1.
     """
-    from studykit.search import Query, QueryError, Term, parse_query
-    from studykit.session import StudySession
-    from studykit.terminal import table_lines
+    from studykit.core.terminal import table_lines
+    from studykit.study.search import Query, QueryError, Term, parse_query
+    from studykit.study.session import StudySession
 
     try:
         query = parse_query(text)

@@ -147,7 +147,7 @@ def _cache(database: Path, result: Result) -> None:
     import sqlite3
     from datetime import UTC, datetime
 
-    from studykit.errors import StudykitError
+    from studykit.core.errors import StudykitError
     from studykit.srs.store import Store
 
     data = result.to_json()

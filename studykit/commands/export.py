@@ -64,12 +64,12 @@ def anki(
     its cached result (drawn with matplotlib, the `plots` extra); experiments never run
     here, and those without a cached result are listed with the command that runs them.
     """
+    from studykit.content.loading import load_library
     from studykit.export import REUSED, export_anki
     from studykit.export.ledger import ExportLedger
     from studykit.export.plan import selected_decks
-    from studykit.loading import load_library
-    from studykit.session import StudySession
     from studykit.srs.store import Store
+    from studykit.study.session import StudySession
 
     settings = settings_from(ctx)
     library = load_library(settings.root)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
-from studykit.terminal import one_line
+from studykit.core.terminal import one_line
 
 MAX_IMPORT_CARDS = 50_000
 """Cards one `studykit import obsidian` writes; a 5 MB note of one-line cards holds ~700,000."""
@@ -83,7 +83,7 @@ def obsidian(
     each `<!--SR:!date,interval,ease-->` becomes its card's starting state in the study
     database, once. Without -o the YAML goes to stdout and the report to stderr.
     """
-    from studykit.files import FileRefused, read_regular, special_kind
+    from studykit.core.files import FileRefused, read_regular, special_kind
     from studykit.importers.obsidian import PluginSettings, parse_obsidian
     from studykit.importers.vault import VaultTooLarge, read_vault
 

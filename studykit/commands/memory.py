@@ -19,7 +19,7 @@ from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_f
 
 if TYPE_CHECKING:
     from studykit.memory.optimize import Fit
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
 _EXTRA = "pip install 'studykit[torch]'"
 
@@ -72,7 +72,7 @@ def _need_extra(command: str, *, optimizer: bool) -> None:
 
 
 def _open(ctx: click.Context, deck_id: str | None) -> StudySession:
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
     session = StudySession.open(settings_from(ctx))
     if deck_id is not None and deck_id not in session.library.decks:

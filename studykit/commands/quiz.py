@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from studykit.commands.support import check_deck, settings_from
-from studykit.defaults import QUIZ_QUESTIONS
+from studykit.core.defaults import QUIZ_QUESTIONS
 
 
 @click.command()
@@ -26,7 +26,7 @@ def quiz(ctx: click.Context, deck_id: str | None, count: int) -> None:
     """
     settings = settings_from(ctx)
     if deck_id is not None:
-        from studykit.loading import load_library
+        from studykit.content.loading import load_library
 
         check_deck(load_library(settings.root), deck_id)
     from studykit.tui.app import make_app

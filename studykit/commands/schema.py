@@ -25,7 +25,7 @@ def schema(kind: str, output: Path | None) -> None:
     regenerates them). `studykit check` still has the last word: the schema cannot express
     rules that tie fields together.
     """
-    from studykit.schemas import render_schema
+    from studykit.content.schemas import render_schema
 
     text = render_schema("deck" if kind == "deck" else "note")
     if output is None:

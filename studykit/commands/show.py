@@ -9,12 +9,12 @@ import click
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
 
 if TYPE_CHECKING:
-    from studykit.loading import Library
+    from studykit.content.loading import Library
 
 
 def _load(ctx: click.Context) -> Library:
     """The library under the settings root; its load problems go to stderr."""
-    from studykit.loading import load_library
+    from studykit.content.loading import load_library
 
     library = load_library(settings_from(ctx).root)
     for problem in library.problems:
@@ -32,8 +32,8 @@ def show() -> None:
 @click.pass_context
 def show_note(ctx: click.Context, note_id: str) -> None:
     """Print note ID: its sections, numbers cited from its claims and measurements."""
-    from studykit.loading.problems import did_you_mean
-    from studykit.tui.cardtext import cited_markdown, plain_text
+    from studykit.core.suggest import did_you_mean
+    from studykit.study.cardtext import cited_markdown, plain_text
 
     library = _load(ctx)
     note = library.notes.get(note_id)
@@ -61,8 +61,8 @@ def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
 
     A computed card shows one variant (drawn with --seed), its answer and worked steps.
     """
-    from studykit.loading.problems import did_you_mean
-    from studykit.tui.cardtext import card_markdown, plain_text
+    from studykit.core.suggest import did_you_mean
+    from studykit.study.cardtext import card_markdown, plain_text
 
     library = _load(ctx)
     deck = library.decks.get(deck_id)

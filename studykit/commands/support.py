@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 if TYPE_CHECKING:
-    from studykit.config import Settings
-    from studykit.loading import Library
+    from studykit.content.loading import Library
+    from studykit.core.config import Settings
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -28,7 +28,7 @@ class GlobalOptions:
 
 def fail(message: str, code: int) -> NoReturn:
     """Print `studykit: error: message` on stderr and exit with `code`."""
-    from studykit.terminal import one_line
+    from studykit.core.terminal import one_line
 
     click.echo(f"studykit: error: {one_line(message)}", err=True)
     raise SystemExit(code)
@@ -36,7 +36,7 @@ def fail(message: str, code: int) -> NoReturn:
 
 def settings_from(ctx: click.Context) -> Settings:
     """Resolve settings from the global options, the environment and config.toml."""
-    from studykit.config import resolve_settings
+    from studykit.core.config import resolve_settings
 
     options = ctx.find_object(GlobalOptions) or GlobalOptions(root=None, data_dir=None)
     return resolve_settings(root=options.root, data_dir=options.data_dir)

@@ -10,7 +10,7 @@ import click
 from studykit.commands.support import EXIT_USAGE, fail, settings_from
 
 if TYPE_CHECKING:
-    from studykit.session import StudyCard, StudySession
+    from studykit.study.session import StudyCard, StudySession
 
 
 def _cards(session: StudySession, keys: Sequence[str]) -> list[StudyCard]:
@@ -28,7 +28,7 @@ def _cards(session: StudySession, keys: Sequence[str]) -> list[StudyCard]:
 
 
 def _change(ctx: click.Context, keys: Sequence[str], *, suspend: bool) -> None:
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
     session = StudySession.open(settings_from(ctx))
     try:

@@ -2,28 +2,39 @@
 
 from __future__ import annotations
 
-import os
-import re
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Final
 
-# Not the contract (base) at import: settings hold a Budget, and start-up needs no more.
+from studykit.core.budget import (
+    GIB,
+    MIB,
+    Budget,
+    BudgetError,
+    describe_bytes,
+    machine_bytes,
+)
+from studykit.core.budget import parse_budget as parse_spec
 from studykit.experiments.errors import ExperimentError, ExperimentFailed, ParamError
 
 if TYPE_CHECKING:
     from studykit.experiments.base import Cost, Experiment, Params
 
-GIB: Final = 1 << 30
-MIB: Final = 1 << 20
-DEFAULT_BYTES: Final = 2 * GIB
-DEFAULT_SECONDS: Final = 60.0
-MIN_BYTES: Final = 64 * MIB
-MIN_SECONDS: Final = 1.0
-MAX_SECONDS: Final = 24 * 3600.0
+__all__ = [
+    "GIB",
+    "MIB",
+    "RAISE_HINT",
+    "Budget",
+    "LimitExceeded",
+    "OverBudget",
+    "check_budget",
+    "describe_bytes",
+    "describe_cost",
+    "estimate",
+    "machine_bytes",
+    "over_budget",
+    "parse_budget",
+]
+
 RAISE_HINT: Final = "raise the budget (--budget, or experiment_budget in config.toml)"
-_UNITS: Final = {"mib": MIB, "gib": GIB, "tib": GIB << 10}
-_SECONDS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
-_PART: Final = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 
 
 class OverBudget(ExperimentError):
@@ -34,24 +45,9 @@ class LimitExceeded(ExperimentFailed):
     """A run stopped because it hit its memory or time limit."""
 
 
-@dataclass(frozen=True)
-class Budget:
-    """How much one run may use: peak memory in bytes and wall-clock seconds."""
-
-    bytes: int = DEFAULT_BYTES
-    seconds: float = DEFAULT_SECONDS
-
-
 def estimate(experiment: Experiment, params: Params) -> Cost | None:
     """The experiment's cost estimate for validated `params`, or None if it declares none."""
     return None if experiment.estimate is None else experiment.estimate(params)
-
-
-def describe_bytes(value: float) -> str:
-    """Bytes for people: `512 MiB`, `2.0 GiB`."""
-    if value >= GIB:
-        return f"{value / GIB:.1f} GiB"
-    return f"{max(value, 0) / MIB:.0f} MiB"
 
 
 def describe_cost(cost: Cost) -> str:
@@ -86,53 +82,14 @@ def check_budget(experiment: Experiment, params: Params, budget: Budget) -> Cost
     return cost
 
 
-def machine_bytes() -> int:
-    """This machine's physical memory: the most any budget may ask for."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
-    """`8GiB`, `300s` or `8GiB,300s` over `base`; ParamError saying what is accepted."""
-    budget = base or Budget()
-    seen: set[str] = set()
-    for part in spec.lower().replace(" ", "").split(","):
-        match = _PART.fullmatch(part)
-        unit = match.group(2) if match else ""
-        if match is None or (unit not in _UNITS and unit not in _SECONDS):
-            raise ParamError(
-                f"budget {spec!r}: each part must be a size like 512MiB or 8GiB, or a time "
-                "like 90s, 5min or 1h (comma between them, e.g. 8GiB,300s)"
-            )
-        what = "memory" if unit in _UNITS else "time"
-        if what in seen:
-            raise ParamError(f"budget {spec!r} gives the {what} twice")
-        seen.add(what)
-        number = float(match.group(1))
-        if what == "memory":
-            budget = replace(budget, bytes=_checked_bytes(spec, number * _UNITS[unit]))
-        else:
-            budget = replace(budget, seconds=_checked_seconds(spec, number * _SECONDS[unit]))
-    return budget
-
-
-def _checked_bytes(spec: str, value: float) -> int:
-    most = machine_bytes()
-    if not MIN_BYTES <= value <= most:
-        raise ParamError(
-            f"budget {spec!r}: memory must be from {describe_bytes(MIN_BYTES)} to this "
-            f"machine's {describe_bytes(most)}"
-        )
-    return int(value)
-
-
-def _checked_seconds(spec: str, value: float) -> float:
-    if not MIN_SECONDS <= value <= MAX_SECONDS:
-        raise ParamError(
-            f"budget {spec!r}: time must be from {MIN_SECONDS:.0f} s to {MAX_SECONDS / 3600:.0f} h"
-        )
-    return value
-
-
 def describe_budget(budget: Budget) -> str:
     """`2.0 GiB, 60 s`."""
     return f"{describe_bytes(budget.bytes)}, {budget.seconds:.0f} s"
+
+
+def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
+    """`--budget SPEC` over `base`: a form that is not accepted is a bad parameter."""
+    try:
+        return parse_spec(spec, base=base)
+    except BudgetError as error:
+        raise ParamError(str(error)) from error

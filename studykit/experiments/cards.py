@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from studykit.content.model import ExperimentRef
 from studykit.experiments.base import DEFAULT_SEED, Result
 from studykit.experiments.cache import ExperimentCache, lookup
-from studykit.model import ExperimentRef
 
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 __all__ = [
     "Cancelled",

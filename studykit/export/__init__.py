@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from studykit.config import Settings
+    from studykit.content.loading import Library
+    from studykit.core.config import Settings
     from studykit.experiments.cache import ExperimentCache
     from studykit.export.history import ExportSource
     from studykit.export.ledger import ExportLedger
     from studykit.export.media import MediaReport, PlotProgress
-    from studykit.loading import Library
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
 
 REUSED = "Unchanged since the last export; package reused."

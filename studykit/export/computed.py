@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from studykit.model import Card, ParamSpec, Tolerance
+from studykit.content.model import Card, ParamSpec, Tolerance
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -18,21 +18,24 @@ from studykit.export.html import markdown_html
 
 # How keys are made: a cache of other keys is of another version, so it is never read.
 _KEYS = "keys: cloze flag + text"
-# The modules whose code decides a field's HTML.
-_RENDERER = (
-    ("studykit.export", "html.py"),
-    ("studykit", "htmlrule.py"),
-    ("studykit", "mathtext.py"),
-    ("studykit", "mathscan.py"),
-)
+# The code that decides a field's HTML: the exporter's HTML module and the whole text package.
+_RENDERER_MODULES = (("studykit.export", "html.py"),)
+_RENDERER_PACKAGES = ("studykit.text",)
 
 
 @lru_cache(maxsize=1)
 def renderer_version() -> str:
     """A hash of everything that decides how a field renders."""
     digest = hashlib.blake2b(_KEYS.encode(), digest_size=8)
-    for package, name in _RENDERER:
+    for package, name in _RENDERER_MODULES:
         digest.update(resources.files(package).joinpath(name).read_bytes())
+    for package in _RENDERER_PACKAGES:
+        modules = sorted(
+            (entry for entry in resources.files(package).iterdir() if entry.name.endswith(".py")),
+            key=lambda entry: entry.name,
+        )
+        for module in modules:
+            digest.update(module.name.encode() + b"\0" + module.read_bytes())
     for library in ("markdown-it-py", "cmarkgfm"):
         try:
             digest.update(f"{library} {metadata.version(library)}".encode())

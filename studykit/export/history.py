@@ -16,9 +16,9 @@ from studykit.export.schedule import AnkiDays
 from studykit.srs.records import Answer, CardState
 
 if TYPE_CHECKING:
-    from studykit.config import Settings
-    from studykit.model import Deck
-    from studykit.session import StudySession
+    from studykit.content.model import Deck
+    from studykit.core.config import Settings
+    from studykit.study.session import StudySession
 
 CardRef = tuple[str, str]
 

@@ -18,6 +18,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from studykit.core.terminal import shorten, terminal_safe
 from studykit.export.blobs import (
     BadBlob,
     Damage,
@@ -38,7 +39,6 @@ from studykit.export.deckrecords import (
 from studykit.export.fieldcache import FieldCache
 from studykit.export.ledgermigrate import migrate_rows
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
-from studykit.terminal import shorten, terminal_safe
 
 LEDGER_FILENAME = "anki-export.sqlite3"
 NOTES_VERSION = "1"

@@ -22,13 +22,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from studykit.errors import StudykitError
+from studykit.content.images import MAX_IMAGE_BYTES, ImageRef, replace_images, resolve_image
+from studykit.content.model import ExperimentRef
+from studykit.core.errors import StudykitError
+from studykit.core.files import FileRefused, read_regular
 from studykit.experiments.base import DEFAULT_SEED, ExperimentError, Plot
 from studykit.experiments.cache import ExperimentCache, lookup
 from studykit.experiments.cards import resolved_params
-from studykit.files import FileRefused, read_regular
-from studykit.images import MAX_IMAGE_BYTES, ImageRef, replace_images, resolve_image
-from studykit.model import ExperimentRef
 
 MAX_MEDIA_FILES = 2000
 """Images and plots in one package, at most."""

@@ -10,11 +10,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from studykit.content.citations import card_side
+from studykit.content.loading import Library
+from studykit.content.model import COMPUTED_KINDS, Card, Deck, Note
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
-from studykit.linebreaks import card_side
-from studykit.loading import Library
-from studykit.model import COMPUTED_KINDS, Card, Deck, Note
 
 if TYPE_CHECKING:
     from studykit.export.media import MediaPack

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from studykit.config import Settings
-from studykit.model import Deck
+from studykit.content.model import Deck
+from studykit.core.config import Settings
 
 FSRS6_PARAMETERS = 21
 

@@ -14,8 +14,8 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from studykit.clozes import LAST_CLOZE_NUMBER
 from studykit.export.plan import ModelKind, PlannedNote
+from studykit.text.clozes import LAST_CLOZE_NUMBER
 
 # Anki reads a field as empty when it holds nothing but ASCII white space, <br> and <div> tags.
 _EMPTY_FIELD = re.compile(r"(?:[\t\n\v\f\r ]|</?(?:br|div) ?/?>)*", re.IGNORECASE)

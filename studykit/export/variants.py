@@ -6,10 +6,10 @@ import hashlib
 import re
 from collections.abc import Sequence
 
-from studykit.errors import StudykitError
+from studykit.content.model import Card, Deck, Tolerance
+from studykit.core.errors import StudykitError
 from studykit.export.computed import TypeInVariant, symbolic_accepted, typein_check
 from studykit.export.plan import VariantSource
-from studykit.model import Card, Deck, Tolerance
 
 # Draws repeat values (few choices); this many tries per wanted variant find distinct ones.
 _ATTEMPTS = 8

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 
 class ExpressionError(StudykitError):

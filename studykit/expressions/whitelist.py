@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Final
 
+from studykit.core.suggest import closest
 from studykit.expressions.bounds import check_range
 from studykit.expressions.errors import ExpressionError, Source
 from studykit.expressions.grammar import (
@@ -180,8 +180,8 @@ class Checker:
     def declared(self, name: str) -> str:
         if not self.names:
             return "this expression takes no names"
-        close = difflib.get_close_matches(name, sorted(self.names), n=1)
-        hint = f"did you mean `{close[0]}`? " if close else ""
+        near = closest(name, sorted(self.names))
+        hint = f"did you mean `{near}`? " if near else ""
         return hint + "declared: " + ", ".join(sorted(self.names))
 
     def call(self, node: ast.Call, depth: int) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 from studykit.importers.obsidian import ImportedDeck
 
 
@@ -71,7 +71,7 @@ def deck_yaml(deck: ImportedDeck, source_name: str) -> str:
 
 def validate(text: str, name: str) -> None:
     """Load `text` as a deck through our loader; raise with its problems if it fails."""
-    from studykit.loading import load_library
+    from studykit.content.loading import load_library
 
     with tempfile.TemporaryDirectory(prefix="studykit-import-") as tmp:
         root = Path(tmp)

@@ -20,9 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from studykit.clozes import cloze_number_problem
-from studykit.ids import Slugs, slug
+from studykit.core.ids import Slugs, slug
 from studykit.importers.srschedule import BadSchedule, Schedule, parse_schedule
+from studykit.text.clozes import cloze_number_problem
 
 CardKind = Literal["basic", "reversed", "cloze"]
 

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from studykit.files import FileRefused, read_regular, special_kind
-from studykit.ids import Slugs, slug
+from studykit.core.files import FileRefused, read_regular, special_kind
+from studykit.core.ids import Slugs, slug
 from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
 
 MAX_NOTES = 20_000

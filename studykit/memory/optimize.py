@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 from studykit.memory.metrics import Prediction, Score, predict, score
 
 __all__ = [

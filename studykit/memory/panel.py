@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from studykit.memory.metrics import calibration, predict
 
 if TYPE_CHECKING:
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
 __all__ = ["MAX_PANEL_REVIEWS", "memory_panel_lines"]
 

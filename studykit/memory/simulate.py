@@ -12,8 +12,8 @@ import fsrs
 import yaml
 from fsrs import Rating
 
-from studykit.config import Settings
-from studykit.errors import StudykitError
+from studykit.core.config import Settings
+from studykit.core.errors import StudykitError
 
 __all__ = [
     "DEFAULT_LEARNER",
@@ -162,7 +162,7 @@ def simulate(
     progress: Callable[[int, int], None] | None = None,
 ) -> SimulationResult:
     """Study `days` days from `start` (UTC) through the real session; DataDirInUse if used."""
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
     if not 1 <= days <= MAX_DAYS:
         raise ValueError(f"days must be from 1 to {MAX_DAYS}, got {days}")

@@ -1,4 +1,7 @@
-"""Computed cards: seeded variants, grading typed answers, and picking quiz questions.
+"""Computed cards: seeded variants and grading typed answers.
+
+Picking a quiz's questions from the session's cards is the study layer's
+(`studykit.study.quiz_questions`).
 
 Imports neither textual nor torch; sympy is imported by `studykit.expressions` only when an
 expression is first parsed.
@@ -7,7 +10,6 @@ expression is first parsed.
 from __future__ import annotations
 
 from studykit.quiz.grading import DEFAULT_TOLERANCE, Grade, grade
-from studykit.quiz.picking import QuizAnswer, pick_questions
 from studykit.quiz.variants import (
     Variant,
     VariantError,
@@ -21,7 +23,6 @@ from studykit.quiz.variants import (
 __all__ = [
     "DEFAULT_TOLERANCE",
     "Grade",
-    "QuizAnswer",
     "Variant",
     "VariantError",
     "check_points",
@@ -29,6 +30,5 @@ __all__ = [
     "format_number",
     "grade",
     "new_seed",
-    "pick_questions",
     "placeholders",
 ]

@@ -8,8 +8,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Final
 
+from studykit.content.model import Tolerance
 from studykit.expressions import ExpressionError, ExpressionTimeout, parse
-from studykit.model import Tolerance
 from studykit.quiz.variants import Variant, number_latex
 
 # A numeric card without `tolerance` accepts its answer to three significant figures.

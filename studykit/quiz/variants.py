@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from studykit.errors import StudykitError
+from studykit.content.model import Card, ParamSpec
+from studykit.core.errors import StudykitError
 from studykit.expressions import Expression, parse
-from studykit.model import Card, ParamSpec
 
 Value = int | float
 

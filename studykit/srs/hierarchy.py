@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 
-from studykit.loading.outline import DeckOutline
+from studykit.srs.decks import ScheduledDeck
 
 __all__ = ["SEPARATOR", "DeckHierarchy", "deck_path"]
 
@@ -20,7 +20,7 @@ def deck_path(name: str) -> tuple[str, ...]:
 class DeckHierarchy:
     """Which loaded decks lie above and below each other (two decks of one name do not)."""
 
-    def __init__(self, decks: Iterable[DeckOutline]) -> None:
+    def __init__(self, decks: Iterable[ScheduledDeck]) -> None:
         paths = {deck.id: deck_path(deck.name) for deck in decks}
         at: defaultdict[tuple[str, ...], list[str]] = defaultdict(list)
         for deck_id, path in paths.items():

@@ -6,8 +6,8 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping
 from datetime import datetime
 
-from studykit.config import Settings
-from studykit.loading.outline import DeckOutline
+from studykit.core.config import Settings
+from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.records import DayCount, to_us
 from studykit.srs.scheduler import State
@@ -56,7 +56,7 @@ class DailyTally:
         return sum(count.answers for count in self._done.values())
 
     def left(
-        self, deck: DeckOutline, settings: Settings, under: Collection[str]
+        self, deck: ScheduledDeck, settings: Settings, under: Collection[str]
     ) -> tuple[int, int]:
         """(new, reviews) the limits of `deck` still allow; `under`: it and its sub-decks."""
         done = [self._done.get(deck_id, DayCount()) for deck_id in under]
@@ -77,7 +77,7 @@ class ScopeLimits:
         self,
         tally: DailyTally,
         settings: Settings,
-        decks: Mapping[str, DeckOutline],
+        decks: Mapping[str, ScheduledDeck],
         tree: DeckHierarchy,
         scope: Collection[str],
     ) -> None:

@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
-from studykit.loading.outline import DeckOutline
+from studykit.srs.decks import ScheduledDeck
 from studykit.srs.records import CardState, opt_to_us
 from studykit.srs.scheduler import State, card_key
 
@@ -48,7 +48,7 @@ NEW_SLOT = Slot(None, None, 0, 0, 0, None)
 class DeckIndex:
     """The due queue of one deck: unsuspended cards bucketed and sorted in memory."""
 
-    def __init__(self, deck: DeckOutline, stored: Mapping[str, Slot], order: int = 0) -> None:
+    def __init__(self, deck: ScheduledDeck, stored: Mapping[str, Slot], order: int = 0) -> None:
         self.deck = deck
         self.order = order  # the deck's place by name: breaks ties between decks
         self.position: dict[str, int] = {}
@@ -214,7 +214,7 @@ class DeckIndex:
 
 
 def index_decks(
-    decks: Iterable[DeckOutline], rows: Iterable[Sequence[Any]]
+    decks: Iterable[ScheduledDeck], rows: Iterable[Sequence[Any]]
 ) -> dict[str, DeckIndex]:
     """An index per deck, by deck name, from `Store.queue_rows()` rows."""
     stored: defaultdict[str, dict[str, Slot]] = defaultdict(dict)

@@ -16,8 +16,8 @@ from typing import Any, Self
 
 from fsrs import Rating, State
 
-from studykit.errors import StudykitError
-from studykit.files import special_kind
+from studykit.core.errors import StudykitError
+from studykit.core.files import special_kind
 from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
 from studykit.srs.records import (
     ANSWER_COLUMNS,

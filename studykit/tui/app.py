@@ -15,10 +15,10 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
-from studykit.config import Settings
-from studykit.defaults import QUIZ_QUESTIONS
-from studykit.session import StudySession
-from studykit.terminal import terminal_safe
+from studykit.core.config import Settings
+from studykit.core.defaults import QUIZ_QUESTIONS
+from studykit.core.terminal import terminal_safe
+from studykit.study.session import StudySession
 from studykit.tui.guard import describe_error
 from studykit.tui.messages import (
     BrowseRequested,
@@ -442,7 +442,7 @@ def freeze_start_up() -> None:
     The content models (and pydantic) may come later, in a worker: once they are imported,
     the next call freezes again, once.
     """
-    models = "studykit.model" in sys.modules
+    models = "studykit.content.model" in sys.modules
     if models not in _frozen:
         _frozen.add(models)
         gc.freeze()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 NO_EDITOR = "Set $EDITOR to open cards in your editor (e.g. `export EDITOR=nano`)."
 

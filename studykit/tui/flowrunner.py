@@ -10,7 +10,7 @@ from typing import Generic, TypeVar
 from textual.dom import DOMNode
 from textual.message import Message
 
-from studykit.flow import FlowResult
+from studykit.study.flow import FlowResult
 from studykit.tui.messages import FlowDone, WorkerFailed
 
 FLOW_WORKER = "study-flow"

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from textual.dom import DOMNode
 from textual.worker import Worker, WorkerState
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 USER_ERRORS: tuple[type[BaseException], ...] = (StudykitError, sqlite3.Error, OSError)
 

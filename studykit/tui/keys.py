@@ -7,8 +7,8 @@ from datetime import timedelta
 
 from textual.binding import Binding
 
-from studykit.session import Rating
-from studykit.tui.format import format_interval
+from studykit.study.formatting import format_interval
+from studykit.study.session import Rating
 
 # Anki's keys: space shows the answer, 1-4 rate it.
 ANSWER_BINDINGS: tuple[Binding, ...] = (

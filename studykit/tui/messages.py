@@ -10,9 +10,9 @@ from textual.message import Message
 if TYPE_CHECKING:
     from datetime import datetime
 
-    from studykit.browser import BrowserView
     from studykit.export import ExportResult
-    from studykit.flow import FlowResult, StudyFlow
+    from studykit.study.browser import BrowserView
+    from studykit.study.flow import FlowResult, StudyFlow
 
 
 @dataclass(frozen=True)

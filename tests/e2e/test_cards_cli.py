@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from studykit.config import Settings
-from studykit.session import Rating, StudySession
+from studykit.core.config import Settings
+from studykit.study.session import Rating, StudySession
 
 from .test_cli import assert_clean, run
 

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from studykit.checking.findings import Problem, Report
 from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines, watch_check
 from studykit.cli import cli
-from studykit.config import bundled_root
+from studykit.core.config import bundled_root
 
 REPO = Path(__file__).resolve().parents[2]
 DECK = Path("decks") / "ai-ml" / "rnn-limitations.yaml"

@@ -201,7 +201,7 @@ def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
     result = python(
         """
         import asyncio, sys, time
-        from studykit.config import resolve_settings
+        from studykit.core.config import resolve_settings
         from studykit.tui.app import make_app
         from studykit.tui.screens.home import HomeScreen
 
@@ -231,11 +231,11 @@ def test_the_first_screen_from_the_library_cache_imports_no_pydantic(tmp_path: P
     code = """
         import asyncio, sys, time
         import studykit.tui.app
-        from studykit.config import resolve_settings
+        from studykit.core.config import resolve_settings
         from studykit.tui.app import make_app
         from studykit.tui.screens.home import HomeScreen
 
-        MODELS = ("pydantic", "studykit.model")
+        MODELS = ("pydantic", "studykit.content.model")
         studykit.tui.app.PRELOAD_DELAY_S = 3600  # the check below builds them itself
         seen = {}
 
@@ -265,10 +265,13 @@ def test_the_first_screen_from_the_library_cache_imports_no_pydantic(tmp_path: P
     cold = python(code, tmp_path)  # builds the library from YAML and writes the cache
     assert cold.returncode == 0, cold.stderr
     home, later, *_ = cold.stdout.splitlines()
-    assert (home, later) == ("HOME:pydantic,studykit.model", "LATER:pydantic,studykit.model")
+    assert (home, later) == (
+        "HOME:pydantic,studykit.content.model",
+        "LATER:pydantic,studykit.content.model",
+    )
     warm = python(code, tmp_path)
     assert warm.returncode == 0, warm.stderr
     home, later, *info = warm.stdout.splitlines()
-    assert (home, later) == ("HOME:", "LATER:pydantic,studykit.model")
+    assert (home, later) == ("HOME:", "LATER:pydantic,studykit.content.model")
     counts_only = re.compile(r"(\d+ decks? · )?\d+ cards?")
     assert any(not counts_only.fullmatch(line) for line in info), info  # a description shown

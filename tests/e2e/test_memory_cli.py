@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from studykit.config import Settings
+from studykit.core.config import Settings
 from studykit.memory.simulate import simulate
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
@@ -127,7 +127,7 @@ def test_reschedule_needs_apply(small: tuple[Path, Path]) -> None:
 
 @needs_optimizer
 def test_optimize_apply_reschedule(studied: tuple[Path, Path], tmp_path: Path) -> None:
-    from studykit.session import StudySession
+    from studykit.study.session import StudySession
 
     root, source = studied
     data = tmp_path / "data"

@@ -11,8 +11,8 @@ import random
 import sys
 from pathlib import Path
 
-from studykit.config import Settings
-from studykit.session import Rating, StudySession
+from studykit.core.config import Settings
+from studykit.study.session import Rating, StudySession
 
 
 def main(root: str, data_dir: str, deck: str, count: int, seed: int) -> None:

@@ -10,9 +10,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from studykit.checking.findings import Report
-from studykit.checking.runner import Scope, check_library
-from studykit.errors import StudykitError
-from studykit.loading import load_library
+from studykit.checking.runner import check_library
+from studykit.checking.scope import Scope
+from studykit.content.loading import load_library
+from studykit.core.errors import StudykitError
 
 SCALARS = st.one_of(
     st.text(max_size=40),

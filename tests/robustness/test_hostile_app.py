@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Static
 
-from studykit.config import Settings
-from studykit.loading import load_library
-from studykit.session import StudySession
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.widgets.deck_tree import DeckTree

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from studykit.loading import Library
-from studykit.model import Card, Deck, Note, Section
-from studykit.session import Rating, StudySession
+from studykit.content.loading import Library
+from studykit.content.model import Card, Deck, Note, Section
+from studykit.study.session import Rating, StudySession
 from tests.conftest import FakeClock, make_library
 
 PARENT = "Maths::Linear algebra::Eigenvalues and eigenvectors"

@@ -14,13 +14,13 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Markdown, OptionList, Static
 
-from studykit.config import Settings
-from studykit.loading import Library, load_library
-from studykit.session import Rating, StudySession
+from studykit.content.loading import Library, load_library
+from studykit.core.config import Settings
 from studykit.srs.store import StoreError
+from studykit.study.formatting import format_local, format_until
+from studykit.study.session import Rating, StudySession
 from studykit.tui import app as app_module
 from studykit.tui.app import LOADING_DELAY_S, StudykitApp, make_app
-from studykit.tui.format import format_local, format_until
 from studykit.tui.messages import ReloadRequested
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.finish import FinishScreen

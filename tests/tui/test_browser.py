@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from studykit.loading import load_library
-from studykit.session import Rating, StudySession
+from studykit.content.loading import load_library
+from studykit.study.session import Rating, StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.confirm import ConfirmScreen

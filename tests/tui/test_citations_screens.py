@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from studykit.config import Settings
-from studykit.loading import load_library
-from studykit.session import StudySession
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.messages import NotesRequested
 from studykit.tui.screens.home import HomeScreen

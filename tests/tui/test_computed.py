@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from textual.widgets import Button, Input, Markdown, Static
 
-from studykit.model import Card, Deck
+from studykit.content.model import Card, Deck
 from studykit.quiz import draw_variant
-from studykit.session import Rating, StudySession
 from studykit.srs.scheduler import card_key
+from studykit.study.session import Rating, StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel

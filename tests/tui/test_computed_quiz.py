@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 from textual.widgets import Button, Input, Static
 
-from studykit.config import Settings
-from studykit.model import Deck
-from studykit.session import Rating, StudySession
+from studykit.content.model import Deck
+from studykit.core.config import Settings
+from studykit.study.session import Rating, StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.quiz import CRAM_NOTE, QuizScoreScreen, QuizScreen

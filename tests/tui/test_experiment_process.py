@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 from textual.widgets import Input, Static
 
-from studykit.config import Settings
+from studykit.content.loading import Library
+from studykit.core.config import Settings
 from studykit.experiments.budget import Budget
-from studykit.loading import Library
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen

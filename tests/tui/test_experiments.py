@@ -10,13 +10,13 @@ import pytest
 from rich.console import Console
 from textual.widgets import Button, Input, OptionList, Static
 
-from studykit.config import Settings
+from studykit.content.loading import Library
+from studykit.core.config import Settings
 from studykit.experiments import availability
 from studykit.experiments.base import Result
 from studykit.experiments.budget import Budget
 from studykit.experiments.device import torch_version
-from studykit.loading import Library
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen

@@ -14,6 +14,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Button, Input, OptionList, ProgressBar, Select, Static, Switch
 
+from studykit.content.loading import Library
 from studykit.experiments import availability, registry
 from studykit.experiments.base import (
     Answer,
@@ -28,8 +29,7 @@ from studykit.experiments.base import (
 from studykit.experiments.budget import MIB, Budget
 from studykit.experiments.device import torch_version
 from studykit.experiments.params import validate
-from studykit.loading import Library
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
-from studykit.config import Settings
-from studykit.loading import Library
+from studykit.content.loading import Library
+from studykit.core.config import Settings
 from studykit.quiz import Grade, Variant
-from studykit.session import Rating, StudySession
+from studykit.study.session import Rating, StudySession
 from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.finish import FinishScreen

@@ -15,9 +15,9 @@ from textual.widgets import OptionList, Static
 from textual.widgets._footer import FooterKey
 
 import studykit.tui.screens
-from studykit.session import StudySession
+from studykit.study.formatting import fit_deck_name
+from studykit.study.session import StudySession
 from studykit.tui.app import StudykitApp, make_app
-from studykit.tui.format import fit_deck_name
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen

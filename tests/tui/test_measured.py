@@ -7,11 +7,11 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Static
 
+from studykit.content.model import Card, Deck
 from studykit.experiments.base import TorchMissing
-from studykit.model import Card, Deck
 from studykit.quiz import draw_variant
 from studykit.quiz.measured import measured_value
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.review import ReviewScreen

@@ -8,10 +8,10 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Static
 
-from studykit.errors import StudykitError
-from studykit.loading import Library
+from studykit.content.loading import Library
+from studykit.core.errors import StudykitError
 from studykit.memory import panel
-from studykit.session import Rating, StudySession
+from studykit.study.session import Rating, StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen

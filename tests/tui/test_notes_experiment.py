@@ -7,10 +7,10 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import Input, Static
 
-from studykit.config import Settings
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
 from studykit.experiments import availability
-from studykit.loading import load_library
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.messages import NotesRequested
 from studykit.tui.screens.experiments import ExperimentsScreen

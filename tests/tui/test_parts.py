@@ -7,10 +7,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from studykit.model import Card
-from studykit.tui.cardtext import back_markdown, front_markdown
+from studykit.content.model import Card
+from studykit.study.cardtext import back_markdown, front_markdown
+from studykit.study.formatting import format_interval, format_local, format_until
 from studykit.tui.charts import EIGHTHS, SHADES, bar_chart_lines, heatmap_lines
-from studykit.tui.format import format_interval, format_local, format_until
 from studykit.tui.screens.finish import next_due_text
 from studykit.tui.widgets.deck_tree import build_deck_groups
 
@@ -139,7 +139,7 @@ def test_two_decks_with_one_name_stay_apart() -> None:
 
 
 def test_retention_shows_its_counts() -> None:
-    from studykit.stats import Stats
+    from studykit.study.stats import Stats
     from studykit.tui.screens.stats import summary_lines
 
     def shown(passed: int, total: int) -> str:

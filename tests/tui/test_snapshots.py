@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from studykit.experiments import availability
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.experiments import ExperimentsScreen

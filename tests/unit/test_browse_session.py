@@ -7,10 +7,10 @@ from datetime import timedelta
 
 import pytest
 
-from studykit.loading import Library
-from studykit.search import parse_query
-from studykit.session import Action, Rating, StudyCard, StudySession
+from studykit.content.loading import Library
 from studykit.srs.records import CardState
+from studykit.study.search import parse_query
+from studykit.study.session import Action, Rating, StudyCard, StudySession
 from tests.conftest import FakeClock, make_deck, make_library
 
 Factory = Callable[..., StudySession]
@@ -144,7 +144,7 @@ def test_unbury_shows_the_card_again_today(make_session: Factory, small_library:
 
 
 def test_the_undo_stack_is_bounded(make_session: Factory, small_library: Library) -> None:
-    from studykit.session import UNDO_DEPTH
+    from studykit.study.session import UNDO_DEPTH
 
     session = make_session(small_library)
     card = session.study_card("alpha", "decay")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from studykit.model import Claim, Deck, Note
+from studykit.content.model import Claim, Deck, Note
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTE_FILE = ROOT / "content" / "ai-ml" / "rnn-limitations.yaml"
@@ -240,7 +240,7 @@ def quoted_after(body: str, label: str) -> str:
 def test_coreference_positions_match_the_sentence() -> None:
     section = note().section("long-range-dependencies")
     assert section is not None
-    from studykit.citations import render_citations
+    from studykit.content.citations import render_citations
 
     body = render_citations(section.body, note())
     sentence = words(quoted_after(body, "**Sentence"))
@@ -262,10 +262,10 @@ def test_translation_input_word_count_matches() -> None:
 
 
 def test_bundled_library_loads_without_problems() -> None:
-    loading = pytest.importorskip("studykit.loading")
+    loading = pytest.importorskip("studykit.content.loading")
     if not hasattr(loading, "load_library"):
-        pytest.skip("studykit.loading has no load_library yet")
-    from studykit.config import bundled_root
+        pytest.skip("studykit.content.loading has no load_library yet")
+    from studykit.core.config import bundled_root
 
     library = loading.load_library(bundled_root())
     assert [str(p) for p in library.problems] == []

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from studykit.checking import DEFAULT_REL_TOL, check_card, check_claim, run_check
-from studykit.model import Card, Claim
+from studykit.content.model import Card, Claim
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = ROOT / "tests" / "data" / "check" / "planted"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from studykit.checking import run_check
-from studykit.loading import load_library
-from studykit.model import Card
+from studykit.content.loading import load_library
+from studykit.content.model import Card
 from studykit.quiz.variants import representative
 from tests.unit.test_check import ROOT, line_of, studykit
 

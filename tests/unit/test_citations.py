@@ -10,12 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.checking.runner import run_check
-from studykit.citations import number_tex, render_citations
 from studykit.cli import cli
-from studykit.config import bundled_root
-from studykit.loading import load_library
-from studykit.model import Note
-from studykit.tui.cardtext import back_markdown
+from studykit.content.citations import number_tex, render_citations
+from studykit.content.loading import load_library
+from studykit.content.model import Note
+from studykit.core.config import bundled_root
+from studykit.study.cardtext import back_markdown
 
 NOTE = r"""id: demo-note
 title: Demo

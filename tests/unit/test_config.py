@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import studykit
-from studykit.config import (
+from studykit.core.config import (
     ENV_DATA_DIR,
     ENV_ROOT,
     ConfigError,
@@ -17,7 +17,7 @@ from studykit.config import (
     bundled_root,
     resolve_settings,
 )
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 
 
 @pytest.fixture(autouse=True)
@@ -213,7 +213,7 @@ def test_repo_checkout_is_the_bundled_root() -> None:
 
 
 def test_quiz_counts_is_a_switch(tmp_path: Path) -> None:
-    from studykit.config import ConfigError, resolve_settings
+    from studykit.core.config import ConfigError, resolve_settings
 
     root = tmp_path / "root"
     (root / "decks").mkdir(parents=True)

@@ -8,11 +8,11 @@ from datetime import timedelta
 
 import pytest
 
-from studykit.config import Settings
-from studykit.flow import Finished, Revealed, Shown, StudyFlow
-from studykit.model import Deck
-from studykit.session import Rating, StudySession
+from studykit.content.model import Deck
+from studykit.core.config import Settings
 from studykit.srs.hierarchy import DeckHierarchy, deck_path
+from studykit.study.flow import Finished, Revealed, Shown, StudyFlow
+from studykit.study.session import Rating, StudySession
 from studykit.tui.widgets.deck_tree import DeckGroup, build_deck_groups
 from tests.conftest import FakeClock, make_deck, make_library
 

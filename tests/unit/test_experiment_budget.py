@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from studykit.config import ConfigError, bundled_root, resolve_settings
+from studykit.core.config import ConfigError, bundled_root, resolve_settings
 from studykit.experiments.base import Param, ParamError
 from studykit.experiments.budget import GIB, MIB, Budget, parse_budget
 from studykit.experiments.params import convert

@@ -420,8 +420,8 @@ def test_strings_are_parsed_per_type() -> None:
 
 
 def test_content_params_are_valid() -> None:
-    from studykit.config import bundled_root
-    from studykit.loading import load_library
+    from studykit.content.loading import load_library
+    from studykit.core.config import bundled_root
 
     library = load_library(bundled_root())
     refs = [s.experiment for n in library.notes.values() for s in n.sections if s.experiment]

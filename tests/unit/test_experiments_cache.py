@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
+from studykit.content.loading import Library
+from studykit.content.model import ExperimentRef
 from studykit.experiments.base import ParamError, Result
 from studykit.experiments.cache import lookup, run_cached
 from studykit.experiments.cards import answer_for, resolved_params
 from studykit.experiments.device import torch_version
 from studykit.experiments.runner import run_experiment
-from studykit.loading import Library
-from studykit.model import ExperimentRef
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 
 pytest.importorskip("torch")
 MakeSession = Callable[..., StudySession]

@@ -13,10 +13,10 @@ from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportRespo
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import bundled_root
+from studykit.content.loading import load_library
+from studykit.core.config import bundled_root
 from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
-from studykit.loading import load_library
 
 NOTE = """id: demo-note
 title: Demo note

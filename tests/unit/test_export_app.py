@@ -8,11 +8,11 @@ from pathlib import Path
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from textual.widgets import Tree
 
+from studykit.content.loading import Library
 from studykit.export import REUSED
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
-from studykit.loading import Library
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from tests.tui.helpers import settle

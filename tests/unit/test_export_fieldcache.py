@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from studykit.content.loading import Library, load_library
 from studykit.export import blobs, export_anki
 from studykit.export.fieldcache import FieldCache
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import plan_export, selected_decks
-from studykit.loading import Library, load_library
 
 DECK = r"""id: cached
 name: Cached

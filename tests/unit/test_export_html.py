@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studykit.export.html import inline_html, markdown_html, one_paragraph, render_markdown
-from studykit.htmlrule import balanced
-from studykit.mathscan import split_maths
+from studykit.text.htmlrule import balanced
+from studykit.text.mathscan import split_maths
 
 
 def test_one_paragraph_has_no_p_and_markdown_renders() -> None:
@@ -23,7 +23,7 @@ def test_several_paragraphs_keep_p() -> None:
 
 def test_line_breaks_and_lists_in_a_side_are_kept() -> None:
     # Markdown as written (a single newline wraps); card sides come with each line ended by a
-    # hard break (`linebreaks.card_side`, tested in test_linebreaks.py).
+    # hard break (`citations.card_side`, tested in test_linebreaks.py).
     assert markdown_html("wrapped\nprose") == "wrapped\nprose"
     assert markdown_html("backslash\\\nbreak") == "backslash<br />\nbreak"
     assert markdown_html("two spaces  \nbreak") == "two spaces<br />\nbreak"
@@ -66,7 +66,7 @@ _MARKDOWN_TAGS |= {"tbody", "tr", "th", "td"}
 def test_no_tag_from_content_outside_the_rule(text: str) -> None:
     import re
 
-    from studykit.htmlrule import ALLOWED_TAGS
+    from studykit.text.htmlrule import ALLOWED_TAGS
 
     out = markdown_html(text, cloze=True)
     for match in re.finditer(r"<(/?)([A-Za-z][A-Za-z0-9]*)([^>]*)>", out):

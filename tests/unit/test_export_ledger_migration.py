@@ -11,13 +11,13 @@ from pathlib import Path
 import genanki
 from anki.collection import Collection
 
+from studykit.content.loading import Library, load_library
 from studykit.export import export_anki
 from studykit.export.anki import note_digest
 from studykit.export.fieldcache import renderer_version
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import plan_export, selected_decks
 from studykit.export.variants import variant_source
-from studykit.loading import Library, load_library
 from tests.unit.test_export_anki import DECK, import_package, write_root
 
 # The old format's tables, as the ledger made them before blobs.

@@ -17,17 +17,17 @@ from anki.collection import Collection
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import bundled_root
+from studykit.content.images import MAX_IMAGE_BYTES, find_images
+from studykit.content.loading import load_library
+from studykit.core.config import bundled_root
 from studykit.experiments.base import Answer, Outcome, Plot, Result, Series
 from studykit.experiments.device import torch_version
 from studykit.experiments.runner import prepare
 from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
-from studykit.images import MAX_IMAGE_BYTES, find_images
-from studykit.loading import load_library
-from studykit.session import StudySession
 from studykit.srs.store import Store
-from studykit.tui.cardtext import cited_markdown, plain_text
+from studykit.study.cardtext import cited_markdown, plain_text
+from studykit.study.session import StudySession
 from tests.unit.test_export_anki import import_package
 
 # A 1x1 PNG, and another with one byte changed in its pixel data (a different file).
@@ -384,7 +384,7 @@ async def test_the_apps_export_packs_plots_and_says_which_runs_are_missing(
 async def test_review_and_notes_screens_show_image_placeholders(
     make_session: Callable[..., StudySession], tmp_path: Path
 ) -> None:
-    from studykit.config import Settings
+    from studykit.core.config import Settings
     from studykit.tui.app import make_app
     from studykit.tui.messages import NotesRequested
     from studykit.tui.screens.notes import NotesScreen
@@ -424,9 +424,9 @@ async def test_review_and_notes_screens_show_image_placeholders(
 def test_image_counts_and_bytes_are_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from studykit.errors import StudykitError
+    from studykit.content.images import MAX_IMAGES_PER_FILE
+    from studykit.core.errors import StudykitError
     from studykit.export import media
-    from studykit.images import MAX_IMAGES_PER_FILE
 
     root = write_root(tmp_path / "root")
     deck = root / "decks" / "media.yaml"
@@ -449,7 +449,7 @@ def test_image_counts_and_bytes_are_bounded(
 
 
 def test_a_plot_that_cannot_be_drawn_stops_the_export_with_a_message(tmp_path: Path) -> None:
-    from studykit.errors import StudykitError
+    from studykit.core.errors import StudykitError
 
     good = cached_result(0.9)
     assert good.outcome.plot is not None

@@ -10,13 +10,13 @@ from anki.collection import Collection
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import Settings
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
 from studykit.export import REUSED, export_anki
 from studykit.export.ledger import ExportLedger
 from studykit.export.reuse import KEPT_FILENAME
-from studykit.loading import load_library
-from studykit.session import StudySession
 from studykit.srs.scheduler import Rating
+from studykit.study.session import StudySession
 from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, import_package, write_root
 from tests.unit.test_export_media import OTHER_PNG, PNG

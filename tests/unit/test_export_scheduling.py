@@ -14,11 +14,11 @@ from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import Settings
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
 from studykit.export import export_anki
-from studykit.loading import load_library
-from studykit.session import Rating, StudySession
 from studykit.srs.records import Answer, CardState
+from studykit.study.session import Rating, StudySession
 from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, write_root
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studykit import files
-from studykit.files import FileRefused, FileTooLarge, read_regular
+from studykit.core import files
+from studykit.core.files import FileRefused, FileTooLarge, read_regular
 
 
 def _pretend_stat(monkeypatch: pytest.MonkeyPatch, target: Path, size: int) -> None:

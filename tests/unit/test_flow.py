@@ -8,8 +8,10 @@ from datetime import timedelta
 
 import pytest
 
-from studykit.config import Settings
-from studykit.flow import (
+from studykit.content.loading import Library
+from studykit.content.model import Card, Deck
+from studykit.core.config import Settings
+from studykit.study.flow import (
     Finished,
     Notice,
     QuizDone,
@@ -18,9 +20,7 @@ from studykit.flow import (
     Shown,
     StudyFlow,
 )
-from studykit.loading import Library
-from studykit.model import Card, Deck
-from studykit.session import Rating, StudySession
+from studykit.study.session import Rating, StudySession
 from tests.conftest import FakeClock, make_library
 
 Factory = Callable[..., StudySession]

@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studykit.cli import cli
+from studykit.content.citations import card_side
+from studykit.content.model import Card
 from studykit.export.html import markdown_html
-from studykit.linebreaks import (
-    card_side,
+from studykit.study.cardtext import back_markdown, cited_markdown, front_markdown, plain_text
+from studykit.text.linebreaks import (
     hard_breaks,
     only_paragraphs,
     parsed_paragraph_lines,
 )
-from studykit.model import Card
-from studykit.tui.cardtext import back_markdown, cited_markdown, front_markdown, plain_text
 
 
 def test_a_line_that_continues_a_paragraph_ends_in_a_hard_break() -> None:

@@ -12,9 +12,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from studykit.config import ConfigError, bundled_root
-from studykit.loading import MAX_FILE_BYTES, Library, LoadProblem, load_library, yamlnodes
-from studykit.model import Origin
+from studykit.content.loading import MAX_FILE_BYTES, Library, LoadProblem, load_library, yamlnodes
+from studykit.content.model import Origin
+from studykit.core.config import ConfigError, bundled_root
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken"
 GOOD_NOTE = "content/demo/good-note.yaml"

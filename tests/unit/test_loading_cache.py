@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 import studykit
-from studykit.config import bundled_root
-from studykit.loading import Library, building, cache, load_library
-from studykit.model import Strict
-from studykit.session import StudySession
+from studykit.content.loading import Library, building, cache, load_library
+from studykit.content.model import Strict
+from studykit.core.config import bundled_root
+from studykit.study.session import StudySession
 from tests.robustness.test_read_only import read_only
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken"

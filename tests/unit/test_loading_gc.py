@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from studykit.loading import building, cache, load_library
-from studykit.loading.gcpause import gc_paused
+from studykit.content.loading import building, cache, load_library
+from studykit.content.loading.gcpause import gc_paused
 
 BROKEN = Path(__file__).resolve().parent.parent / "data" / "broken"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.mathscan import Maths, replace_maths, scan_maths, split_maths
+from studykit.text.mathscan import Maths, replace_maths, scan_maths, split_maths
 
 # Everything that decides where maths starts and ends, and characters that do not.
 _PROSE = st.text(alphabet="$\\ \n\t>x1a{}_^.\r\u00a0\u2003`", max_size=24)

@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import pytest
 
+from studykit.content.model import Card, Deck
 from studykit.experiments.base import Answer, Outcome, Params, Result
 from studykit.experiments.device import torch_version
-from studykit.model import Card, Deck
 from studykit.quiz import draw_variant
 from studykit.quiz.measured import Measured, measure, measured_value
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from tests.conftest import make_library
 
 MakeSession = Callable[..., StudySession]

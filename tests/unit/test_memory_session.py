@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-from studykit.loading import Library
+from studykit.content.loading import Library
 from studykit.memory.panel import memory_panel_lines
-from studykit.session import Rating, StudySession
 from studykit.srs.store import StoreError
+from studykit.study.session import Rating, StudySession
 from tests.conftest import FakeClock, make_deck, make_library
 
 MakeSession = Callable[..., StudySession]

@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.ids import MAX_SLUG, Slugs, slug
+from studykit.content.loading import load_library
+from studykit.core.ids import MAX_SLUG, Slugs, slug
 from studykit.importers.deckyaml import deck_yaml
 from studykit.importers.obsidian import ImportedDeck, parse_obsidian
 from studykit.importers.srschedule import Schedule
-from studykit.loading import load_library
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "obsidian"
 SEED = DATA / "rnn-limitations.md"

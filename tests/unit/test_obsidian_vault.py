@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import resolve_settings
-from studykit.files import MAX_FILE_BYTES
-from studykit.session import StudySession
+from studykit.core.config import resolve_settings
+from studykit.core.files import MAX_FILE_BYTES
 from studykit.srs.studyday import rollover
+from studykit.study.session import StudySession
 
 NOTE = """---
 tags: [flashcards/physics]

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from studykit.loading import load_library
-from studykit.model import COMPUTED_KINDS, Card, Tolerance
+from studykit.content.loading import load_library
+from studykit.content.model import COMPUTED_KINDS, Card, Tolerance
 from studykit.quiz import DEFAULT_TOLERANCE, draw_variant, format_number, grade
 from studykit.quiz.grading import within
 from studykit.quiz.variants import fill, placeholders

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from studykit.model import Card, Deck
-from studykit.quiz import draw_variant, pick_questions
-from studykit.session import Rating, StudySession
+from studykit.content.model import Card, Deck
+from studykit.quiz import draw_variant
+from studykit.study.quiz_questions import pick_questions
+from studykit.study.session import Rating, StudySession
 from tests.conftest import make_library
 
 MakeSession = Callable[..., StudySession]
@@ -65,8 +66,8 @@ def test_the_variant_seed_is_kept_in_the_review_log(make_session: MakeSession) -
 
 def test_the_list_of_misses_shows_a_cited_claim_as_its_value() -> None:
     """A card back citing `{claim:decay-295}` reads as the number in the quiz's misses."""
-    from studykit.loading import load_library
-    from studykit.quiz.picking import short_text
+    from studykit.content.loading import load_library
+    from studykit.study.quiz_questions import short_text
     from tests.unit.test_check import ROOT
 
     note = load_library(ROOT).notes["rnn-limitations"]

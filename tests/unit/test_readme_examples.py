@@ -6,8 +6,8 @@ import re
 import shutil
 from pathlib import Path
 
-from studykit.config import bundled_root
-from studykit.loading import load_library
+from studykit.content.loading import load_library
+from studykit.core.config import bundled_root
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -10,13 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.cli import cli
+from studykit.content.loading import Library, load_library
+from studykit.content.model import COMPUTED_KINDS, Card, Note, ParamSpec
 from studykit.experiments import registry
 from studykit.experiments.base import Experiment, Outcome
-from studykit.loading import Library, load_library
-from studykit.model import COMPUTED_KINDS, Card, Note, ParamSpec
 from studykit.quiz import Variant
 from studykit.quiz.variants import representative
-from studykit.tui.cardtext import (
+from studykit.study.cardtext import (
     back_markdown,
     card_markdown,
     cited_markdown,

@@ -11,9 +11,16 @@ import yaml
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.config import bundled_root
-from studykit.loading import load_library
-from studykit.schemas import FOLDERS, KINDS, SchemaKind, modeline, render_schema, schema_file
+from studykit.content.loading import load_library
+from studykit.content.schemas import (
+    FOLDERS,
+    KINDS,
+    SchemaKind,
+    modeline,
+    render_schema,
+    schema_file,
+)
+from studykit.core.config import bundled_root
 from tests.schema_subset import UnknownKeyword, schema_problems, validate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -35,7 +42,7 @@ def bundled_files(kind: SchemaKind) -> list[Path]:
 def test_committed_schema_is_what_the_models_give(kind: SchemaKind) -> None:
     path = REPO / schema_file(kind)
     assert path.read_text(encoding="utf-8") == render_schema(kind), (
-        f"{schema_file(kind)} is out of date with studykit/model.py; regenerate it with "
+        f"{schema_file(kind)} is out of date with studykit/content/model.py; regenerate it with "
         f"`make schema` (or `studykit schema {kind} -o {schema_file(kind)}`) and commit it"
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from studykit.search import MAX_QUERY, Facts, QueryError, Term, parse_query
+from studykit.study.search import MAX_QUERY, Facts, QueryError, Term, parse_query
 
 CARD = Facts("why are rnns slow?\nsequential.", frozenset({"rnn"}), "alpha", "demo::alpha")
 
@@ -79,10 +79,10 @@ def test_deck_terms_split_from_card_terms() -> None:
 
 
 def test_computed_cards_are_listed_as_their_template_not_a_parameter_name() -> None:
-    from studykit.browsing import as_template, question_line
-    from studykit.config import bundled_root
-    from studykit.loading import load_library
+    from studykit.content.loading import load_library
+    from studykit.core.config import bundled_root
     from studykit.quiz.variants import placeholders
+    from studykit.study.browsing import as_template, question_line
 
     library = load_library(bundled_root())
     computed = [card for deck in library.decks.values() for card in deck.cards if card.params]

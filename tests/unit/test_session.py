@@ -15,13 +15,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from studykit.config import Settings
-from studykit.errors import StudykitError
-from studykit.loading import Library
-from studykit.model import Card
-from studykit.session import DeckCounts, NotLoadedError, Rating, StudyCard, StudySession
+from studykit.content.loading import Library
+from studykit.content.model import Card
+from studykit.core.config import Settings
+from studykit.core.errors import StudykitError
 from studykit.srs.scheduler import card_key
 from studykit.srs.store import to_us
+from studykit.study.session import DeckCounts, NotLoadedError, Rating, StudyCard, StudySession
 from tests.conftest import FakeClock, make_deck, make_library
 
 Factory = Callable[..., StudySession]
@@ -183,8 +183,8 @@ CHILD = """
 import os, sys
 from datetime import UTC, datetime
 from pathlib import Path
-from studykit.config import Settings
-from studykit.session import Rating, StudySession
+from studykit.core.config import Settings
+from studykit.study.session import Rating, StudySession
 
 root, data = Path(sys.argv[1]), Path(sys.argv[2])
 session = StudySession.open(

@@ -27,7 +27,7 @@ def test_the_content_models_imported_later_are_frozen_once_too() -> None:
         from studykit.tui.app import freeze_start_up
         freeze_start_up()
         before = gc.get_freeze_count()
-        import studykit.model
+        import studykit.content.model
         freeze_start_up()
         after = gc.get_freeze_count()
         made_later = [[] for _ in range(1000)]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from studykit.errors import StudykitError
+from studykit.core.errors import StudykitError
 from studykit.srs.scheduler import Rating, State, card_key
 from studykit.srs.store import (
     LATEST_VERSION,

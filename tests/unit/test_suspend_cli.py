@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from studykit.cli import cli
-from studykit.config import Settings
-from studykit.session import StudySession
+from studykit.core.config import Settings
+from studykit.study.session import StudySession
 
 DECK = """\
 id: good

@@ -19,12 +19,12 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 
-from studykit.config import bundled_root
+from studykit.content.loading import load_library
+from studykit.content.model import COMPUTED_KINDS, Card, Deck
+from studykit.core.config import bundled_root
 from studykit.export import export_anki
 from studykit.export.anki import typein_script
 from studykit.export.variants import baked_variants
-from studykit.loading import load_library
-from studykit.model import COMPUTED_KINDS, Card, Deck
 from studykit.quiz import draw_variant, grade
 
 NODE = shutil.which("node") or shutil.which("nodejs")

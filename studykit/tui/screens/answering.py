@@ -8,8 +8,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widgets import Button
 
-from studykit.flow import QuizFlow, StudyFlow
-from studykit.session import StudyCard
+from studykit.study.flow import QuizFlow, StudyFlow
+from studykit.study.session import StudyCard
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import RATINGS

@@ -16,15 +16,15 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Rule, Static
 
-from studykit.browser import BrowserView, CardBrowser, Detail
-from studykit.browsing import Browse, CardRow, HistoryRow, as_template, question_line
-from studykit.search import MAX_QUERY
-from studykit.session import StudyCard, StudySession
-from studykit.terminal import terminal_safe
-from studykit.tui.cardtext import back_markdown, front_markdown
+from studykit.core.terminal import terminal_safe
+from studykit.study.browser import BrowserView, CardBrowser, Detail
+from studykit.study.browsing import Browse, CardRow, HistoryRow, as_template, question_line
+from studykit.study.cardtext import back_markdown, front_markdown
+from studykit.study.formatting import format_interval
+from studykit.study.search import MAX_QUERY
+from studykit.study.session import StudyCard, StudySession
 from studykit.tui.editor import EditorError, edit_at
 from studykit.tui.flowrunner import SerialRunner
-from studykit.tui.format import format_interval
 from studykit.tui.guard import LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone

@@ -12,15 +12,15 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import Static
 
-from studykit.session import StudySession
-from studykit.tui.format import format_local, format_until
+from studykit.study.formatting import format_local, format_until
+from studykit.study.session import StudySession
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from studykit.flow import StudyFlow
+    from studykit.study.flow import StudyFlow
 
 
 def next_due_text(due: datetime | None, now: datetime) -> str:

@@ -11,8 +11,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Static, Tree
 
-from studykit.ids import slug
-from studykit.session import DeckCounts, StudySession
+from studykit.core.ids import slug
+from studykit.study.session import DeckCounts, StudySession
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (
     BrowseRequested,

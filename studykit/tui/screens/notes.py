@@ -13,9 +13,9 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from studykit.model import Note, Section
-from studykit.terminal import terminal_safe
-from studykit.tui.cardtext import cited_markdown
+from studykit.content.model import Note, Section
+from studykit.core.terminal import terminal_safe
+from studykit.study.cardtext import cited_markdown
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter

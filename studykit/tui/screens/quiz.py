@@ -10,11 +10,11 @@ from textual.containers import Center, Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Markdown, Rule, Static
 
-from studykit.defaults import QUIZ_QUESTIONS
-from studykit.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
-from studykit.quiz import QuizAnswer
-from studykit.session import Rating, StudyCard, StudySession
-from studykit.tui.cardtext import back_markdown, front_markdown
+from studykit.core.defaults import QUIZ_QUESTIONS
+from studykit.study.cardtext import back_markdown, front_markdown
+from studykit.study.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
+from studykit.study.quiz_questions import QuizAnswer
+from studykit.study.session import Rating, StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope

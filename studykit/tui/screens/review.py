@@ -11,13 +11,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Markdown, Rule, Static
 
-from studykit.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
-from studykit.session import Rating, StudyCard, StudySession
+from studykit.core.terminal import terminal_safe
 from studykit.srs.hierarchy import deck_path
-from studykit.terminal import terminal_safe
-from studykit.tui.cardtext import back_markdown, front_markdown
+from studykit.study.cardtext import back_markdown, front_markdown
+from studykit.study.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
+from studykit.study.formatting import fit_deck_name
+from studykit.study.session import Rating, StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
-from studykit.tui.format import fit_deck_name
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import (
     FlowDone,

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from studykit.session import Stats, StudySession
+from studykit.study.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
 from studykit.tui.guard import describe_error, shown_on_screen
 from studykit.tui.screens import SCREENS_CSS

@@ -12,11 +12,11 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
-from studykit.mathtext import latex_to_unicode
-from studykit.model import COMPUTED_KINDS, Card, Note
+from studykit.content.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, grade
-from studykit.session import Rating
-from studykit.tui.cardtext import expected_text, side_markdown, worked_text
+from studykit.study.cardtext import expected_text, side_markdown, worked_text
+from studykit.study.session import Rating
+from studykit.text.mathtext import latex_to_unicode
 from studykit.tui.guard import LoudWorkers
 
 GRADE_WORKER = "grade-answer"

@@ -12,8 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from studykit.core.terminal import terminal_safe
 from studykit.srs.hierarchy import SEPARATOR, deck_path
-from studykit.terminal import terminal_safe
 
 COUNT_WIDTH = 7
 Totals = Callable[[Sequence[str]], tuple[int, int, int]]

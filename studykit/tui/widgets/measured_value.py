@@ -13,7 +13,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from studykit.experiments.base import ExperimentError, TorchMissing
 from studykit.quiz.measured import Measured, measurable, measure
 from studykit.quiz.variants import Variant
-from studykit.session import StudySession
+from studykit.study.session import StudySession
 from studykit.tui.guard import LoudWorkers
 
 MEASURE_WORKER = "measure-experiment"

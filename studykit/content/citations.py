@@ -1,0 +1,217 @@
+"""`{claim:ID}` and `{measured:ID}` in prose: the one renderer that turns them into numbers.
+
+A claim is cited by its computed value (the same expression `studykit check` verifies), to
+the significant figures it declares (`digits`) or that its `approx` is written with. A
+measurement is cited by its recorded value and unit; one that is not deterministic (a
+timing) also names the machine, device and torch it was measured on. The notes screen,
+`studykit show`, the review and quiz screens and the Anki export all call `render_citations`
+before their own markdown and maths rendering, so a number can never read differently in two
+places, nor drift from the check.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final, Literal
+
+from studykit.content.model import Claim, Measurement, Note
+from studykit.text.linebreaks import hard_breaks
+from studykit.text.mathscan import Maths, split_code_fences, split_maths
+
+CitationKind = Literal["claim", "measured"]
+CITATION: Final = re.compile(r"\{(claim|measured):([^{}\s]*)\}")
+# Outside these decimal exponents a number is written as `m \times 10^{e}`.
+_FIXED_EXPONENTS: Final = range(-3, 7)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One `{kind:id}` in a text, and where it is (character offsets)."""
+
+    kind: CitationKind
+    id: str
+    start: int
+    end: int
+
+
+def citations(text: str) -> Iterator[Citation]:
+    """Every citation in `text`, in order."""
+    for match in CITATION.finditer(text):
+        kind: CitationKind = "claim" if match.group(1) == "claim" else "measured"
+        yield Citation(kind, match.group(2), match.start(), match.end())
+
+
+def citable(note: Note) -> dict[str, Claim | Measurement]:
+    """`kind:id` -> the claim or measurement it names, across the note's sections."""
+    found: dict[str, Claim | Measurement] = {}
+    for section in note.sections:
+        for claim in section.claims:
+            found.setdefault(f"claim:{claim.id}", claim)
+        for measurement in section.measured:
+            found.setdefault(f"measured:{measurement.id}", measurement)
+    return found
+
+
+def citation_problem(citation: Citation, note: Note | None) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) when `citation` cannot be rendered from `note`."""
+    from studykit.core.suggest import did_you_mean
+
+    written = f"{{{citation.kind}:{citation.id}}}"
+    if note is None:
+        return f"`{written}` cites a {citation.kind}, but no note is named", "add `note:`"
+    targets = citable(note)
+    target = targets.get(f"{citation.kind}:{citation.id}")
+    if target is None:
+        ids = [key.split(":", 1)[1] for key in targets if key.startswith(citation.kind + ":")]
+        listing = "its claims are" if citation.kind == "claim" else "its measurements are"
+        hint = did_you_mean(citation.id, ids, listing) or (
+            f"add a `{'claims' if citation.kind == 'claim' else 'measured'}:` entry with that id"
+        )
+        return f"`{written}` names no {citation.kind} of note `{note.id}`", hint
+    if isinstance(target, Claim) and target.approx is None and target.equals is None:
+        return (
+            f"`{written}` cites an identity, which has no value to show",
+            "cite a claim with `approx` or `equals`, or write the identity out",
+        )
+    return None
+
+
+def written_digits(value: float) -> int:
+    """Significant figures `value` is written with (`2.68e-07` -> 3, `62832.0` -> 5)."""
+    text = repr(abs(value)).lower().split("e")[0]
+    if text.endswith(".0"):
+        text = text[:-2]
+    digits = text.replace(".", "").lstrip("0")
+    return max(len(digits), 1)
+
+
+def _grouped(whole: str) -> str:
+    """`16384` -> `16{,}384`; four digits and fewer stay as they are."""
+    sign, digits = ("-", whole[1:]) if whole.startswith("-") else ("", whole)
+    if len(digits) <= 4:
+        return whole
+    head = len(digits) % 3 or 3
+    groups = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
+    return sign + "{,}".join(groups)
+
+
+def number_tex(value: float, digits: int | None) -> str:
+    """LaTeX of a number to `digits` significant figures (None: whole integers exact, else 6)."""
+    if not math.isfinite(value):
+        return str(value)
+    if digits is None:
+        if value.is_integer() and abs(value) < 1e15:
+            return _grouped(str(int(value)))
+        text = f"{value:.6g}"
+        if "e" not in text:
+            return text
+        mantissa, power = text.split("e")
+        return rf"{mantissa} \times 10^{{{int(power)}}}"
+    if value == 0:
+        return "0"
+    mantissa, power = f"{value:.{digits - 1}e}".split("e")
+    exponent = int(power)
+    if exponent not in _FIXED_EXPONENTS:
+        return rf"{mantissa} \times 10^{{{exponent}}}"
+    places = digits - 1 - exponent
+    if places > 0:
+        return f"{value:.{places}f}"
+    return _grouped(str(int(round(value, places))))
+
+
+@lru_cache(maxsize=1024)
+def _claim_value(expr: str) -> float | None:
+    from studykit.expressions import ExpressionError, parse
+
+    try:
+        return parse(expr).evaluate()
+    except ExpressionError:
+        return None
+
+
+def claim_tex(claim: Claim) -> str:
+    """The claim's computed value as LaTeX (a visible marker if it cannot be computed)."""
+    value = _claim_value(claim.expr)
+    if value is None:
+        return rf"\text{{[claim {claim.id}: no value]}}"
+    digits = claim.digits
+    if digits is None and claim.approx is not None:
+        digits = written_digits(claim.approx)
+    return number_tex(value, digits)
+
+
+def provenance(measurement: Measurement) -> str:
+    """`on 2-core CPU (x86_64), cpu, torch 2.13.0`: where a machine-dependent number came from."""
+    return f"on {measurement.machine}, {measurement.device}, torch {measurement.torch}"
+
+
+def _measured(measurement: Measurement, *, in_maths: bool) -> str:
+    number = number_tex(measurement.value, measurement.digits)
+    if in_maths:
+        unit = rf"\ \text{{{measurement.unit}}}" if measurement.unit else ""
+        where = "" if measurement.deterministic else rf"\ \text{{({provenance(measurement)})}}"
+        return number + unit + where
+    shown = _prose_number(number)
+    unit = f" {measurement.unit}" if measurement.unit else ""
+    where = "" if measurement.deterministic else f" ({provenance(measurement)})"
+    return shown + unit + where
+
+
+def _prose_number(tex: str) -> str:
+    """A number's LaTeX as prose: plain when it can be, else `$…$`."""
+    return f"${tex}$" if "\\" in tex else tex.replace("{,}", ",")
+
+
+def _rendered(citation: Citation, note: Note | None, *, in_maths: bool) -> str:
+    target = citable(note).get(f"{citation.kind}:{citation.id}") if note is not None else None
+    if isinstance(target, Claim):
+        tex = claim_tex(target)
+        return tex if in_maths else _prose_number(tex)
+    if isinstance(target, Measurement):
+        return _measured(target, in_maths=in_maths)
+    missing = f"[{citation.kind} {citation.id}: not found]"
+    return rf"\text{{{missing}}}" if in_maths else missing
+
+
+def _substitute(text: str, note: Note | None, *, in_maths: bool) -> str:
+    parts: list[str] = []
+    last = 0
+    for citation in citations(text):
+        parts += [text[last : citation.start], _rendered(citation, note, in_maths=in_maths)]
+        last = citation.end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _render_prose(prose: str, note: Note | None) -> str:
+    parts: list[str] = []
+    for piece in split_maths(prose):
+        if isinstance(piece, Maths):
+            fence = "$$" if piece.display else "$"
+            parts.append(fence + _substitute(piece.tex, note, in_maths=True) + fence)
+        else:
+            parts.append(_substitute(piece, note, in_maths=False))
+    return "".join(parts)
+
+
+def render_citations(text: str, note: Note | None) -> str:
+    """`text` with every `{claim:ID}` and `{measured:ID}` replaced by its value.
+
+    Inside `$…$` the value is LaTeX; in prose it is plain text, or `$…$` when it needs maths
+    (`2.68 \\times 10^{-7}`). Fenced code is left as written.
+    """
+    if "{claim:" not in text and "{measured:" not in text:
+        return text
+    return "".join(
+        chunk if code else _render_prose(chunk, note) for code, chunk in split_code_fences(text)
+    )
+
+
+def card_side(text: str, note: Note | None) -> str:
+    """A card side (front or back, any kind) as every renderer takes it, the Anki export and
+    the screens alike: each line a line, citations as their values."""
+    return render_citations(hard_breaks(text), note)

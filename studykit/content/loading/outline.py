@@ -1,0 +1,51 @@
+"""What the deck list and the queue need of each deck, without the content models.
+
+A library read from the cache gives these straight from its JSON; its pydantic models (and
+pydantic itself) are only built when something needs a card's content (`Library.ready`).
+So the first screen, which shows only names, descriptions and counts, never imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from studykit.content.model import Deck
+
+__all__ = ["CardOutline", "DeckOutline"]
+
+
+@dataclass(frozen=True, slots=True)
+class CardOutline:
+    """A card as the queue sees it: its id, at its position in the deck."""
+
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeckOutline:
+    """A deck's names, limits and card ids: what home's counts and the queue are built on."""
+
+    id: str
+    name: str
+    description: str
+    note: str | None
+    desired_retention: float | None
+    new_per_day: int | None
+    reviews_per_day: int | None
+    cards: tuple[CardOutline, ...]
+
+    @classmethod
+    def of(cls, deck: Deck) -> DeckOutline:
+        """The outline of a loaded deck."""
+        return cls(
+            deck.id,
+            deck.name,
+            deck.description,
+            deck.note,
+            deck.desired_retention,
+            deck.new_per_day,
+            deck.reviews_per_day,
+            tuple(CardOutline(card.id) for card in deck.cards),
+        )

@@ -1,0 +1,353 @@
+"""The content model: notes with sections and claims, decks with cards.
+
+Every model is frozen and forbids unknown fields, so a typo in YAML is an error
+that the loader reports with file:line and a "did you mean". The loader records
+where each object came from in its `origin` (not part of the schema).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal, NewType, Self
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+
+from studykit.text.clozes import CLOZE_PATTERN, cloze_number_problem
+
+NoteId = NewType("NoteId", str)
+SectionId = NewType("SectionId", str)
+DeckId = NewType("DeckId", str)
+CardId = NewType("CardId", str)
+ClaimId = NewType("ClaimId", str)
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
+Ident = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=80)]
+NonEmpty = Annotated[str, Field(min_length=1)]
+# Experiments name their answers in snake_case (`k_star`, `norm_at_T`), unlike content ids.
+AnswerKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$", min_length=1, max_length=80)]
+ParamValue = str | int | float | bool
+Number = int | float
+
+CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
+COMPUTED_KINDS: frozenset[str] = frozenset({"numeric", "symbolic"})
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an object was written: file, 1-based line and column."""
+
+    path: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class TextOrigin:
+    """Where a text field's value starts, and whether its lines are the file's, one for one."""
+
+    line: int
+    column: int
+    exact: bool  # a `|` block or a one-line scalar: value line k is file line `line + k`
+
+    def line_at(self, text: str, index: int) -> int:
+        """The file line of `text[index]` (the field's first line when lines do not map)."""
+        return self.line + text.count("\n", 0, index) if self.exact else self.line
+
+
+class Strict(BaseModel):
+    """Base for content models: frozen, unknown fields rejected, origin tracked."""
+
+    # Validators are built on first use, not at import: a cached library never needs them.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", str_strip_whitespace=False, defer_build=True
+    )
+    _origin: Origin | None = PrivateAttr(default=None)
+    _texts: dict[str, TextOrigin] = PrivateAttr(default_factory=dict)
+
+    @property
+    def origin(self) -> Origin | None:
+        """Where this object was written, when it came from a file."""
+        return self._origin
+
+    def text_origin(self, field: str) -> TextOrigin | None:
+        """Where the text field `field` starts in the file, when it came from one."""
+        texts: dict[str, TextOrigin] = (self.__pydantic_private__ or {}).get("_texts", {})
+        return texts.get(field)
+
+
+class Tolerance(Strict):
+    """How close a typed numeric answer must be."""
+
+    abs: float | None = Field(default=None, ge=0)
+    rel: float | None = Field(default=None, ge=0)
+    sig_figs: int | None = Field(default=None, ge=1, le=15)
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Self:
+        if (self.abs is not None) + (self.rel is not None) + (self.sig_figs is not None) != 1:
+            raise ValueError("give exactly one of `abs`, `rel` or `sig_figs`")
+        return self
+
+
+class ExperimentRef(Strict):
+    """A link to a live experiment and the parameters to run it with."""
+
+    name: Ident = Field(description="Registered experiment name, e.g. `effective-context`.")
+    params: dict[str, ParamValue] = Field(
+        default_factory=dict,
+        description="Parameter values; `{name}` refers to a computed card's drawn parameter.",
+    )
+    answer: AnswerKey | None = Field(
+        default=None,
+        description="Computed card: the experiment's named answer that measures the card's answer.",
+    )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description=(
+            "Computed card: how close the measured `answer` must be to the card's formula under "
+            "`check --run-experiments` (default: the card's own tolerance)."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _tolerance_needs_answer(self) -> Self:
+        if self.tolerance is not None and self.answer is None:
+            raise ValueError("`tolerance` compares the measured `answer`; name the `answer` too")
+        return self
+
+
+class Claim(Strict):
+    """A number or identity the text states, verified by `studykit check`."""
+
+    id: Ident = Field(description="Stable id, unique within its note.")
+    says: NonEmpty = Field(description="What the text states, as LaTeX.")
+    expr: NonEmpty = Field(description="Safe expression that computes it (or an `==` identity).")
+    approx: float | None = Field(default=None, description="Expected value, within tolerance.")
+    equals: str | None = Field(default=None, description="Expected exact value, as an expression.")
+    rel_tol: float | None = Field(default=None, ge=0, description="Relative tolerance for approx.")
+    abs_tol: float | None = Field(default=None, ge=0, description="Absolute tolerance for approx.")
+    digits: int | None = Field(
+        default=None,
+        ge=1,
+        le=15,
+        description="Significant figures where `{claim:ID}` cites it (default: as `approx`).",
+    )
+
+    @model_validator(mode="after")
+    def _one_expectation(self) -> Self:
+        identity = "==" in self.expr
+        given = (self.approx is not None) + (self.equals is not None)
+        if identity and given:
+            raise ValueError("an identity (`==` in expr) takes neither `approx` nor `equals`")
+        if not identity and given != 1:
+            raise ValueError("give exactly one of `approx` or `equals` (or write expr as `a == b`)")
+        if (self.rel_tol is not None or self.abs_tol is not None) and self.approx is None:
+            raise ValueError("`rel_tol`/`abs_tol` only apply with `approx`")
+        return self
+
+
+class Measurement(Strict):
+    """A number an experiment measured, cited in the text as `{measured:ID}`."""
+
+    id: Ident = Field(description="Stable id, unique among the note's measurements.")
+    experiment: Ident = Field(description="Registered experiment that measured it.")
+    params: dict[str, ParamValue] = Field(default_factory=dict, description="Run parameters.")
+    seed: int = Field(default=0, description="Random seed of the run.")
+    answer: AnswerKey = Field(description="The experiment's named answer that gave the value.")
+    value: float = Field(description="The value measured.")
+    unit: str = Field(default="", description="Unit shown after the value, e.g. `ms`, `MiB`.")
+    digits: int | None = Field(default=None, ge=1, le=15, description="Significant figures shown.")
+    tolerance: Tolerance | None = Field(
+        default=None, description="How far a re-run may land (deterministic entries need one)."
+    )
+    deterministic: bool = Field(
+        default=True, description="False for timings: shown as measured, never compared."
+    )
+    machine: NonEmpty = Field(description="Machine it was measured on, e.g. `2-core CPU (x86_64)`.")
+    device: Literal["cpu", "cuda"] = Field(default="cpu", description="Device it ran on.")
+    torch: NonEmpty = Field(description="PyTorch version it ran with, e.g. `2.13.0`.")
+
+    @model_validator(mode="after")
+    def _tolerance_when_deterministic(self) -> Self:
+        if self.deterministic and self.tolerance is None:
+            raise ValueError(
+                "a deterministic measurement needs `tolerance` (re-runs are compared with it); "
+                "a timing takes `deterministic: false`"
+            )
+        return self
+
+
+class Section(Strict):
+    """One section of a note: markdown body with $inline$ and $$display$$ LaTeX."""
+
+    id: Ident = Field(description="Stable id, unique within its note; cards point at it.")
+    title: NonEmpty = Field(description="Heading shown in the notes screen.")
+    body: NonEmpty = Field(description="Markdown with LaTeX maths.")
+    claims: tuple[Claim, ...] = Field(default=(), description="Numbers the body states.")
+    measured: tuple[Measurement, ...] = Field(
+        default=(), description="Numbers experiments measured, cited as `{measured:ID}`."
+    )
+    experiment: ExperimentRef | None = Field(
+        default=None, description="Experiment that measures it."
+    )
+
+
+class Note(Strict):
+    """A note: one file under `content/`."""
+
+    id: Ident = Field(description="Stable id; decks point at it with `note:`.")
+    number: str | None = Field(default=None, description="Course numbering, e.g. `4.1.1`.")
+    title: NonEmpty = Field(description="Title of the note.")
+    path: tuple[str, ...] = Field(
+        default=(), description="Subject path, e.g. [AI-ML, Transformers]."
+    )
+    language: str = Field(default="hinglish", description="Language of the prose.")
+    sections: tuple[Section, ...] = Field(min_length=1, description="Sections in reading order.")
+
+    def section(self, section_id: str) -> Section | None:
+        """The section with this id, if any."""
+        return next((s for s in self.sections if s.id == section_id), None)
+
+
+class ParamSpec(Strict):
+    """How a computed card draws one parameter: from choices or from a range."""
+
+    choices: tuple[float | int | str, ...] | None = Field(default=None, min_length=1)
+    min: float | None = Field(default=None, description="Lower bound of a range (inclusive).")
+    max: float | None = Field(default=None, description="Upper bound of a range (inclusive).")
+    step: float | None = Field(default=None, gt=0, description="Grid step within the range.")
+
+    @model_validator(mode="after")
+    def _choices_or_range(self) -> Self:
+        has_range = self.min is not None or self.max is not None
+        if (self.choices is None) == (not has_range):
+            raise ValueError("give either `choices` or `min` and `max`")
+        if has_range and (self.min is None or self.max is None or self.min > self.max):
+            raise ValueError("a range needs `min` <= `max`")
+        return self
+
+
+class Example(Strict):
+    """A case worked by hand: values for the names, and what the card's answer gives there."""
+
+    params: dict[str, Number] = Field(
+        default_factory=dict,
+        description=(
+            "A value for each card parameter (numeric cards: every one); a symbolic card may "
+            "also give values to its answer's own names, e.g. `z`."
+        ),
+    )
+    value: float | None = Field(
+        default=None,
+        allow_inf_nan=False,
+        description=(
+            "The expected number, compared within the card's tolerance (without one, to 3 "
+            "significant figures, as typed answers are graded)."
+        ),
+    )
+    expr: str | None = Field(
+        default=None,
+        description="Symbolic cards: the expected expression there, compared by sympy.",
+    )
+
+    @model_validator(mode="after")
+    def _value_or_expr(self) -> Self:
+        if (self.value is None) == (self.expr is None):
+            raise ValueError("give exactly one of `value` or `expr`")
+        return self
+
+
+class Agreement(Strict):
+    """The card's answer must reproduce a verified claim of the deck's note."""
+
+    claim: Ident = Field(description="Id of a claim (with `approx` or `equals`) in the note.")
+    params: dict[str, Number] = Field(
+        default_factory=dict,
+        description="The parameter values the claim is about, e.g. `{gamma: 0.95}`.",
+    )
+
+
+class Card(Strict):
+    """A flashcard. `front`/`back` are markdown with LaTeX."""
+
+    id: Ident = Field(description="Stable forever: review history and Anki GUIDs hang on it.")
+    kind: CardKind = Field(
+        default="basic", description="basic | reversed | cloze | numeric | symbolic"
+    )
+    front: NonEmpty = Field(description="Question (cloze: text with {{c1::...}}).")
+    back: str | None = Field(default=None, description="Answer; optional for cloze and computed.")
+    source: Ident | None = Field(default=None, description="Section id in the deck's note.")
+    tags: tuple[Ident, ...] = Field(default=(), description="Extra tags for this card.")
+    params: dict[str, ParamSpec] = Field(default_factory=dict, description="Computed: parameters.")
+    answer: str | None = Field(default=None, description="Computed: safe expression of the answer.")
+    tolerance: Tolerance | None = Field(default=None, description="Numeric: accepted error.")
+    experiment: ExperimentRef | None = Field(default=None, description="Measured answer, if any.")
+    examples: tuple[Example, ...] = Field(
+        default=(),
+        description="Computed: cases worked by hand, e.g. `- {params: {gamma: 0.95}, value: 90}`.",
+    )
+    agrees_with: tuple[Agreement, ...] = Field(
+        default=(),
+        description=(
+            "Computed: verified claims of the note the answer reproduces, e.g. "
+            "`- {claim: k-star-gamma-095, params: {gamma: 0.95}}`."
+        ),
+    )
+    defines: str | None = Field(
+        default=None,
+        description=(
+            "Symbolic: a safe expression the answer must equal for every value of its names, "
+            "e.g. `diff(tanh(z), z)` for `1 - tanh(z)**2`; sympy decides."
+        ),
+    )
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Self:
+        computed = self.kind in COMPUTED_KINDS
+        if computed and not self.answer:
+            raise ValueError(f"a `{self.kind}` card needs `answer` (a safe expression)")
+        if not computed and (self.answer or self.params or self.tolerance):
+            raise ValueError(
+                f"`answer`, `params` and `tolerance` belong to numeric/symbolic cards, "
+                f"not `{self.kind}`"
+            )
+        if not computed and (self.examples or self.agrees_with or self.defines is not None):
+            raise ValueError(
+                f"`examples`, `agrees_with` and `defines` are evidence for a computed answer; "
+                f"a `{self.kind}` card has none"
+            )
+        if self.defines is not None and self.kind != "symbolic":
+            raise ValueError(
+                "`defines` is for symbolic cards; give a numeric card `examples` instead"
+            )
+        if self.kind == "numeric" and any(example.expr is not None for example in self.examples):
+            raise ValueError("a numeric card's `examples` give a `value`, not an `expr`")
+        if self.kind == "cloze" and not CLOZE_PATTERN.search(self.front):
+            raise ValueError("a cloze card's front needs at least one {{c1::...}} deletion")
+        if (
+            self.kind == "cloze"
+            and (problem := cloze_number_problem(self.front, "front")) is not None
+        ):
+            raise ValueError(problem)
+        if self.kind in {"basic", "reversed"} and not (self.back and self.back.strip()):
+            raise ValueError(f"a `{self.kind}` card needs a non-empty `back`")
+        if not self.front.strip():
+            raise ValueError("`front` is empty")
+        return self
+
+
+class Deck(Strict):
+    """A deck: one file under `decks/`, pointing at one note."""
+
+    id: Ident = Field(description="Stable id; scheduling state hangs on deck id + card id.")
+    name: NonEmpty = Field(description="Display name; `::` separates sub-decks, as in Anki.")
+    note: Ident | None = Field(default=None, description="Note id whose sections cards cite.")
+    description: str = Field(default="", description="Shown on the deck list.")
+    tags: tuple[Ident, ...] = Field(default=(), description="Tags every card gets.")
+    desired_retention: float | None = Field(default=None, gt=0.7, lt=0.995)
+    new_per_day: int | None = Field(default=None, ge=0, le=9999)
+    reviews_per_day: int | None = Field(default=None, ge=0, le=99999)
+    cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")

@@ -1,0 +1,111 @@
+"""How much one experiment run may use (memory and time), and the `8GiB,300s` form that sets it.
+
+Settings hold a Budget, so it lives here, below the experiments that check an estimate against it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+from typing import Final
+
+from studykit.core.errors import StudykitError
+
+__all__ = ["GIB", "MIB", "Budget", "BudgetError", "describe_bytes", "machine_bytes", "parse_budget"]
+
+
+GIB: Final = 1 << 30
+
+
+MIB: Final = 1 << 20
+
+
+DEFAULT_BYTES: Final = 2 * GIB
+
+
+DEFAULT_SECONDS: Final = 60.0
+
+
+MIN_BYTES: Final = 64 * MIB
+
+
+MIN_SECONDS: Final = 1.0
+
+
+MAX_SECONDS: Final = 24 * 3600.0
+
+
+_UNITS: Final = {"mib": MIB, "gib": GIB, "tib": GIB << 10}
+
+
+_SECONDS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
+
+
+_PART: Final = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
+
+
+class BudgetError(StudykitError, ValueError):
+    """A budget written in a form that is not accepted; the message says which forms are."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one run may use: peak memory in bytes and wall-clock seconds."""
+
+    bytes: int = DEFAULT_BYTES
+    seconds: float = DEFAULT_SECONDS
+
+
+def describe_bytes(value: float) -> str:
+    """Bytes for people: `512 MiB`, `2.0 GiB`."""
+    if value >= GIB:
+        return f"{value / GIB:.1f} GiB"
+    return f"{max(value, 0) / MIB:.0f} MiB"
+
+
+def machine_bytes() -> int:
+    """This machine's physical memory: the most any budget may ask for."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
+    """`8GiB`, `300s` or `8GiB,300s` over `base`; BudgetError saying what is accepted."""
+    budget = base or Budget()
+    seen: set[str] = set()
+    for part in spec.lower().replace(" ", "").split(","):
+        match = _PART.fullmatch(part)
+        unit = match.group(2) if match else ""
+        if match is None or (unit not in _UNITS and unit not in _SECONDS):
+            raise BudgetError(
+                f"budget {spec!r}: each part must be a size like 512MiB or 8GiB, or a time "
+                "like 90s, 5min or 1h (comma between them, e.g. 8GiB,300s)"
+            )
+        what = "memory" if unit in _UNITS else "time"
+        if what in seen:
+            raise BudgetError(f"budget {spec!r} gives the {what} twice")
+        seen.add(what)
+        number = float(match.group(1))
+        if what == "memory":
+            budget = replace(budget, bytes=_checked_bytes(spec, number * _UNITS[unit]))
+        else:
+            budget = replace(budget, seconds=_checked_seconds(spec, number * _SECONDS[unit]))
+    return budget
+
+
+def _checked_bytes(spec: str, value: float) -> int:
+    most = machine_bytes()
+    if not MIN_BYTES <= value <= most:
+        raise BudgetError(
+            f"budget {spec!r}: memory must be from {describe_bytes(MIN_BYTES)} to this "
+            f"machine's {describe_bytes(most)}"
+        )
+    return int(value)
+
+
+def _checked_seconds(spec: str, value: float) -> float:
+    if not MIN_SECONDS <= value <= MAX_SECONDS:
+        raise BudgetError(
+            f"budget {spec!r}: time must be from {MIN_SECONDS:.0f} s to {MAX_SECONDS / 3600:.0f} h"
+        )
+    return value

@@ -1,0 +1,36 @@
+"""What scheduling needs of a deck: its id and name, its limits and its cards' ids.
+
+The content layer's `DeckOutline` (and its `Deck` model) have these; scheduling names the
+shape, not the class, so `srs` depends on nothing above the core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+__all__ = ["ScheduledCard", "ScheduledDeck"]
+
+
+class ScheduledCard(Protocol):
+    """A card as the queue sees it."""
+
+    @property
+    def id(self) -> str: ...
+
+
+class ScheduledDeck(Protocol):
+    """A deck as the queue, the daily limits and the deck tree see it."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def desired_retention(self) -> float | None: ...
+    @property
+    def new_per_day(self) -> int | None: ...
+    @property
+    def reviews_per_day(self) -> int | None: ...
+    @property
+    def cards(self) -> Sequence[ScheduledCard]: ...

@@ -1,0 +1,154 @@
+"""What the card browser and `studykit cards` show: rows, a card's history, search facts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from studykit.srs.records import Answer, CardState, Forget
+from studykit.srs.scheduler import Rating, State
+from studykit.study.search import Facts
+
+if TYPE_CHECKING:
+    from studykit.content.model import Card, Deck
+    from studykit.study.card import StudyCard
+
+__all__ = [
+    "BROWSE_LIMIT",
+    "Browse",
+    "CardRow",
+    "HistoryRow",
+    "card_facts",
+    "deck_facts",
+    "history_rows",
+    "question_line",
+]
+
+BROWSE_LIMIT = 500
+"""Rows a browse returns at most; the rest are counted, not built (say "N more")."""
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """One card in a browse: the StudyCard and its stored scheduling numbers."""
+
+    card: StudyCard
+    due: datetime | None
+    interval: timedelta | None  # from the last review to the due time
+    stability: float | None
+    difficulty: float | None
+    reps: int
+    buried: bool
+    is_due: bool
+
+    @property
+    def name(self) -> str:
+        """`deck/card`, the key the command line takes."""
+        return f"{self.card.deck.id}/{self.card.card.id}"
+
+    @property
+    def flags(self) -> str:
+        """`suspended, leech, buried` (the ones that hold), or ``."""
+        names = ("suspended", "leech", "buried")
+        held = (self.card.suspended, self.card.leech, self.buried)
+        return ", ".join(name for name, on in zip(names, held, strict=True) if on)
+
+    @classmethod
+    def of(cls, card: StudyCard, state: CardState | None, *, buried: bool, due: bool) -> CardRow:
+        """The row of a card from its stored state (None: never stored, so new)."""
+        interval = None
+        if state is not None and state.due is not None and state.last_review is not None:
+            interval = state.due - state.last_review
+        return cls(
+            card=card,
+            due=None if state is None else state.due,
+            interval=interval,
+            stability=None if state is None else state.stability,
+            difficulty=None if state is None else state.difficulty,
+            reps=0 if state is None else state.reps,
+            buried=buried,
+            is_due=due,
+        )
+
+
+@dataclass(frozen=True)
+class Browse:
+    """The first `len(rows)` cards that matched, in deck order, of `total`."""
+
+    rows: tuple[CardRow, ...]
+    total: int
+
+    @property
+    def more(self) -> int:
+        """Matching cards not in `rows`."""
+        return self.total - len(self.rows)
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One event of a card's history: an answer, or a forget (`rating` None)."""
+
+    at: datetime
+    rating: Rating | None
+    state_before: State | None
+    interval: timedelta | None
+    stability: float | None
+    difficulty: float | None
+
+
+def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[HistoryRow]:
+    """Answers and forgets of one card, oldest first."""
+    rows = [
+        HistoryRow(
+            at=answer.reviewed_at,
+            rating=answer.rating,
+            state_before=answer.before.state,
+            interval=None if answer.after.due is None else answer.after.due - answer.reviewed_at,
+            stability=answer.after.stability,
+            difficulty=answer.after.difficulty,
+        )
+        for answer in answers
+    ]
+    rows += [
+        HistoryRow(forget.forgotten_at, None, forget.before.state, None, None, None)
+        for forget in forgets
+    ]
+    return sorted(rows, key=lambda row: row.at)
+
+
+def card_facts(deck: Deck, card: Card, deck_tags: frozenset[str] = frozenset()) -> Facts:
+    """What a search sees of one card's content (`deck_tags` already lower-cased)."""
+    text = "\n".join((card.id, card.front, card.back or "", card.answer or ""))
+    tags = deck_tags | {tag.casefold() for tag in card.tags} if card.tags else deck_tags
+    return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold())
+
+
+def deck_facts(deck: Deck) -> Facts:
+    """What a search sees of a deck alone (its `deck:` terms are checked once per deck)."""
+    tags = frozenset(tag.casefold() for tag in deck.tags)
+    return Facts("", tags, deck.id.casefold(), deck.name.casefold())
+
+
+def as_template(card: Card) -> Card:
+    """A computed card with each `{param}` shown as `…`: a browser shows the card, not a draw."""
+    if not card.params:
+        return card
+    from studykit.quiz.variants import PLACEHOLDER
+
+    return card.model_copy(
+        update={
+            "front": PLACEHOLDER.sub("…", card.front),
+            "back": PLACEHOLDER.sub("…", card.back) if card.back else card.back,
+        }
+    )
+
+
+def question_line(card: Card, limit: int = 60) -> str:
+    """A card's question on one plain line (cloze deletions shown filled in), for lists."""
+    from studykit.study.quiz_questions import short_text
+    from studykit.text.clozes import CLOZE_PATTERN
+
+    front = as_template(card).front
+    return short_text(CLOZE_PATTERN.sub(lambda match: match.group(2), front), limit)

@@ -1,0 +1,96 @@
+"""Choosing a quiz's questions: a seeded mix of computed and ordinary cards."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from studykit.content.citations import render_citations
+from studykit.content.model import COMPUTED_KINDS, Card, Note
+from studykit.core.defaults import QUIZ_QUESTIONS
+from studykit.text.clozes import CLOZE_PATTERN
+from studykit.text.mathtext import latex_to_unicode
+
+if TYPE_CHECKING:
+    from studykit.quiz.grading import Grade
+    from studykit.quiz.variants import Variant
+    from studykit.study.session import StudyCard, StudySession
+
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.DOTALL)
+
+
+def pick_questions(
+    session: StudySession,
+    deck_ids: Sequence[str] | None = None,
+    *,
+    count: int = QUIZ_QUESTIONS,
+    seed: int | None = None,
+) -> list[StudyCard]:
+    """Up to `count` unsuspended cards, about half computed where the decks have them."""
+    library = session.library
+    decks = [library.decks[d] for d in deck_ids] if deck_ids is not None else library.decks.values()
+    cards = [session.study_card(deck.id, card.id) for deck in decks for card in deck.cards]
+    cards = [card for card in cards if not card.suspended]
+    rng = random.Random(seed)
+    computed = [card for card in cards if card.card.kind in COMPUTED_KINDS]
+    ordinary = [card for card in cards if card.card.kind not in COMPUTED_KINDS]
+    rng.shuffle(computed)
+    rng.shuffle(ordinary)
+    take = min(len(computed), (count + 1) // 2)
+    chosen = computed[:take] + ordinary[: count - take]
+    chosen += computed[take : take + count - len(chosen)]
+    rng.shuffle(chosen)
+    return chosen
+
+
+@dataclass(frozen=True)
+class QuizAnswer:
+    """One answered question: right or not, and what to show in the list of misses."""
+
+    card: StudyCard
+    correct: bool
+    question: str
+    expected: str
+    given: str = ""
+
+
+def short_text(source: str, limit: int = 90, *, note: Note | None = None) -> str:
+    """Card text on one plain line: citations filled in, maths as Unicode, no markdown marks."""
+    text = _MATH.sub(
+        lambda m: latex_to_unicode(m.group(1) or m.group(2)), render_citations(source, note)
+    )
+    text = " ".join(text.replace("**", "").replace("`", "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain_question(card: Card, note: Note | None) -> tuple[str, str]:
+    """(question, answer) of an ordinary card as plain text for the list of misses."""
+    if card.kind == "cloze":
+        question = CLOZE_PATTERN.sub("[...]", card.front)
+        answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
+        return short_text(question, note=note), short_text(answer, note=note)
+    return short_text(card.front, note=note), short_text(card.back or "", note=note)
+
+
+def quiz_answer(
+    card: StudyCard,
+    *,
+    passed: bool,
+    variant: Variant | None,
+    graded: Grade | None,
+    note: Note | None = None,
+) -> QuizAnswer:
+    """The record of one answer: a typed answer is right by its grade, others by `passed`."""
+    if variant is None:
+        question, answer = _plain_question(card.card, note)
+        return QuizAnswer(card, passed, question, answer)
+    return QuizAnswer(
+        card,
+        bool(graded is not None and graded.correct),
+        short_text(variant.front(), note=note),
+        latex_to_unicode(variant.expected_latex()),
+        latex_to_unicode(graded.given_latex) if graded is not None else "(not answered)",
+    )
