@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studykit.files import link_leaves
 from studykit.loading.gcpause import gc_paused
 from studykit.loading.outline import DeckOutline
 from studykit.loading.problems import LoadProblem
@@ -119,13 +120,7 @@ def _is_yaml_name(name: str) -> bool:
 
 def _refuse_outside(path: Path, root: Path, inside: Path, problems: list[LoadProblem]) -> bool:
     """True (and a problem added) when `path` is a link that resolves outside the root."""
-    if not path.is_symlink():
-        return False
-    try:
-        target = path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        target = None
-    if target is not None and target.is_relative_to(inside):
+    if not link_leaves(path, inside):
         return False
     rel = path.relative_to(root).as_posix()
     problems.append(
