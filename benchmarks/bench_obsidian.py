@@ -52,7 +52,8 @@ def main() -> None:
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"note-{i}.md").write_text(_CHUNK * 5, encoding="utf-8")
         argv = [STUDYKIT, "import", "obsidian", str(vault), "-o", f"{tmp}/decks/"]
-        env = {"STUDYKIT_DATA_DIR": str(tmp / "data")}
+        (tmp / "decks").mkdir()  # the import writes only in the working folder or the root
+        env = {"STUDYKIT_DATA_DIR": str(tmp / "data"), "STUDYKIT_ROOT": str(tmp)}
         report("import obsidian, 200-note vault (re-run)", time_command(argv, repeat=3, env=env))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

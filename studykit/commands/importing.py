@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
+from studykit.commands.support import (
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    GlobalOptions,
+    fail,
+    settings_from,
+)
 from studykit.core.terminal import one_line
 
 MAX_IMPORT_CARDS = 50_000
@@ -22,17 +29,6 @@ if TYPE_CHECKING:
 @click.group(name="import")
 def import_group() -> None:
     """Import cards written for other tools."""
-
-
-def _write(path: Path, text: str) -> None:
-    """Write through a temporary file and a rename, so a failure leaves no half file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
 
 
 @import_group.command("obsidian")
@@ -64,6 +60,11 @@ def _write(path: Path, text: str) -> None:
     is_flag=True,
     help="Leave the plugin's <!--SR:...--> schedules out of the study database.",
 )
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace deck files this import did not write (or that were edited), keeping a .bak.",
+)
 @click.pass_context
 def obsidian(
     ctx: click.Context,
@@ -73,6 +74,7 @@ def obsidian(
     bold_cloze: bool,
     folders_as_decks: bool,
     no_schedules: bool,
+    force: bool,
 ) -> None:
     """Turn Obsidian Spaced Repetition notes (FILE.md, or a VAULT/ folder) into deck YAML.
 
@@ -82,6 +84,10 @@ def obsidian(
     -o FOLDER/. Card ids come from the fronts, so importing again changes nothing. With -o,
     each `<!--SR:!date,interval,ease-->` becomes its card's starting state in the study
     database, once. Without -o the YAML goes to stdout and the report to stderr.
+
+    It writes only inside the working folder (or --root), and replaces only deck files it
+    wrote itself and nobody edited since (its first line says so); --force replaces any
+    other, keeping it as NAME.bak first.
     """
     from studykit.core.files import FileRefused, read_regular, special_kind
     from studykit.importers.obsidian import PluginSettings, parse_obsidian
@@ -104,7 +110,8 @@ def obsidian(
             why = "card syntax but no #flashcards tag (see --folders-as-decks)"
             click.echo(one_line(f"{source / path}: skipped: {why}"))
         found = [(source / note.path, note.path.as_posix(), note.found) for note in vault.notes]
-        _finish(ctx, found, Path(output_text), folder=True, schedules=not no_schedules)
+        into = _Writing(Path(output_text), folder=True, force=force, areas=_areas(ctx))
+        _finish(ctx, found, into, schedules=not no_schedules, not_read=len(vault.refused))
         return
     kind = special_kind(source)
     if kind is not None:
@@ -123,21 +130,53 @@ def obsidian(
     if output is not None and len(one.decks) > 1 and not to_folder:
         ids = ", ".join(deck.id for deck in one.decks)
         fail(f"{source} has cards in {len(one.decks)} decks ({ids}); give -o a folder", EXIT_USAGE)
-    _finish(ctx, [(source, source.name, one)], output, folder=to_folder, schedules=not no_schedules)
+    writing: _Writing | None = None
+    if output is not None:
+        writing = _Writing(output, folder=to_folder, force=force, areas=_areas(ctx))
+    _finish(ctx, [(source, source.name, one)], writing, schedules=not no_schedules, not_read=0)
+
+
+@dataclass(frozen=True)
+class _Writing:
+    """Where the decks go (-o), and what may be replaced there."""
+
+    output: Path
+    folder: bool
+    force: bool
+    areas: list[Path]
+
+
+def _areas(ctx: click.Context) -> list[Path]:
+    """The folders the decks may be written to: the working folder and the --root given."""
+    from studykit.core.config import ENV_ROOT
+
+    options = ctx.find_object(GlobalOptions)
+    root = options.root if options is not None else None
+    env_root = os.environ.get(ENV_ROOT, "").strip()
+    if root is None and env_root:
+        root = Path(env_root).expanduser()
+    areas = [Path.cwd().resolve()]
+    if root is not None:
+        areas.append(root.resolve())
+    return areas
 
 
 def _finish(
     ctx: click.Context,
     found: list[tuple[Path, str, ObsidianImport]],
-    output: Path | None,
+    writing: _Writing | None,
     *,
-    folder: bool,
     schedules: bool,
+    not_read: int,
 ) -> None:
-    """Check and write the decks, import their schedules, and say what happened."""
-    from studykit.importers.deckyaml import deck_yaml, validate
+    """Check and write the decks, import their schedules, and say what happened.
 
-    to_stderr = output is None
+    A note whose decks do not load is reported and skipped, as were the `not_read` notes
+    the vault walk refused; either makes the exit status 1.
+    """
+    from studykit.importers.deckyaml import ImportProblem, deck_yaml, validate
+
+    to_stderr = writing is None
     total = sum(one.cards for _, _, one in found)
     if total > MAX_IMPORT_CARDS:  # writing and checking cost ~0.5 ms a card: refuse first
         fail(
@@ -145,46 +184,96 @@ def _finish(
             "import fewer notes at a time",
             EXIT_USAGE,
         )
-    documents: dict[str, str] = {}
+    documents: dict[str, tuple[str, str]] = {}  # deck id -> (source name, file text)
+    kept: list[ObsidianImport] = []
     for path, name, one in found:
-        for deck in one.decks:
-            if deck.id in documents:
-                fail(f"{path}: deck id {deck.id!r} comes from two notes", EXIT_PROBLEM)
-            documents[deck.id] = deck_yaml(deck, name)
-            validate(documents[deck.id], f"{deck.id}.yaml")
+        texts = {deck.id: deck_yaml(deck, name) for deck in one.decks}
+        try:
+            for deck_id, text in texts.items():
+                validate(text, f"{deck_id}.yaml")
+        except ImportProblem as error:
+            click.echo(one_line(f"{path}: skipped: {error}"), err=to_stderr)
+            not_read += 1
+            continue
+        for deck_id, text in texts.items():
+            if deck_id in documents:
+                fail(f"{path}: deck id {deck_id!r} comes from two notes", EXIT_PROBLEM)
+            documents[deck_id] = (name, text)
+        kept.append(one)
         for line in one.skipped:
             click.echo(one_line(f"{path}:{line}"), err=to_stderr)
-    cards = sum(one.cards for _, _, one in found)
-    skipped = sum(len(one.skipped) for _, _, one in found)
-    scheduled = sum(one.schedules for _, _, one in found)
+    cards = sum(one.cards for one in kept)
+    skipped = sum(len(one.skipped) for one in kept)
+    scheduled = sum(one.schedules for one in kept)
     written = 0
-    if output is None:
-        click.echo("---\n".join(documents.values()), nl=False)
+    if writing is None:
+        click.echo("---\n".join(text for _, text in documents.values()), nl=False)
     else:
-        for deck_id, document in documents.items():
-            path = output / f"{deck_id}.yaml" if folder else output
-            if path.is_file() and path.read_bytes() == document.encode("utf-8"):
-                continue
-            _write(path, document)
-            written += 1
-            click.echo(f"Wrote {path}")
+        written = _write_decks(writing, documents)
     summary = f"{cards} card(s) in {len(documents)} deck(s)"
-    if output is not None:
+    if writing is not None:
         summary += f", {written} deck file(s) written, {len(documents) - written} unchanged"
     summary += f"; {skipped} skipped line(s) that look like cards"
+    if not_read:
+        summary += f"; {not_read} note(s) not imported"
     imported = 0
-    if scheduled and output is not None and schedules:
-        count = _import_schedules(ctx, [one for _, _, one in found])
+    if scheduled and writing is not None and schedules:
+        count = _import_schedules(ctx, kept)
         imported = count.imported
         summary += f"; {count.imported} schedule(s) imported, {count.already} already here"
     elif scheduled:
-        why = "give -o to import them" if output is None else "--no-schedules"
+        why = "give -o to import them" if writing is None else "--no-schedules"
         summary += f"; {scheduled} schedule(s) not imported ({why})"
-    if output is not None and not written and not imported and cards:
+    if writing is not None and not written and not imported and cards:
         summary = "Nothing changed: " + summary
     click.echo(summary + ".", err=to_stderr)
-    if not cards:
+    if not cards or not_read:
         raise SystemExit(EXIT_PROBLEM)
+
+
+def _write_decks(writing: _Writing, documents: dict[str, tuple[str, str]]) -> int:
+    """Write the deck files that changed; refuse (exit 2, nothing written) what is not ours."""
+    from studykit.importers.deckfiles import WriteRefused, check_deck_name, plan, write
+
+    targets = []
+    try:
+        if not writing.folder:
+            check_deck_name(writing.output)
+        for deck_id, (source, text) in documents.items():
+            path = writing.output / f"{deck_id}.yaml" if writing.folder else writing.output
+            targets.append(plan(path, text, source, writing.areas))
+    except WriteRefused as error:
+        fail(str(error), EXIT_USAGE)
+    foreign = [target for target in targets if target.state == "foreign"]
+    if foreign and not writing.force:
+        if not writing.folder:
+            fail(
+                f"{foreign[0].path} {foreign[0].why}; give -o another path, "
+                "or --force to replace it (keeping a .bak copy)",
+                EXIT_USAGE,
+            )
+        for target in foreign:
+            click.echo(one_line(f"{target.path}: not replaced: it {target.why}"))
+        fail(
+            f"{len(foreign)} deck file(s) were not written by this import (or were edited "
+            "since); give -o another folder, or --force to replace them (keeping .bak copies)",
+            EXIT_USAGE,
+        )
+    written = 0
+    for target in targets:
+        if target.state == "same":
+            continue
+        try:
+            backup = write(target)
+        except WriteRefused as error:
+            fail(str(error), EXIT_PROBLEM)
+        except OSError as error:
+            fail(f"{target.path} was not written: {error.strerror or error}", EXIT_PROBLEM)
+        if backup is not None:
+            click.echo(one_line(f"Kept the old {target.path} as {backup.name}"))
+        written += 1
+        click.echo(one_line(f"Wrote {target.path}"))
+    return written
 
 
 def _import_schedules(ctx: click.Context, found: list[ObsidianImport]) -> ScheduleCount:

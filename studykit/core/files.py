@@ -63,6 +63,20 @@ def special_kind(path: Path) -> str | None:
         return None
 
 
+def link_leaves(path: Path, inside: Path) -> bool:
+    """True when `path` is a link that resolves outside the folder `inside` (resolved), or nowhere.
+
+    The one rule for links in folders we walk: the content loader and the Obsidian import.
+    """
+    if not path.is_symlink():
+        return False
+    try:
+        target = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return True
+    return not target.is_relative_to(inside)
+
+
 def _too_large(size: int, limit: int) -> FileTooLarge:
     return FileTooLarge(
         f"the file is {size / 1_048_576:.1f} MB, over the {limit / 1_048_576:g} MB limit"

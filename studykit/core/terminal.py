@@ -6,8 +6,11 @@ import re
 from collections.abc import Collection, Iterable, Sequence
 
 # C0 and C1 controls, DEL, and the invisible bidi and line-separator characters that can
-# reorder or hide what a terminal shows (the "Trojan Source" set).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# reorder or hide what a terminal shows (the "Trojan Source" set); and lone surrogates (a
+# file name that is not UTF-8), which no terminal encoding can write.
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 NAME_LIMIT = 60
 """A quoted name in a message longer than this is cut (ids are at most 80; raw input may not be)."""

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from studykit.core.errors import StudykitError
+from studykit.importers.deckfiles import with_header
 from studykit.importers.obsidian import ImportedDeck
 
 
@@ -53,7 +54,7 @@ def deck_document(deck: ImportedDeck, source_name: str) -> dict[str, Any]:
 
 
 def deck_yaml(deck: ImportedDeck, source_name: str) -> str:
-    """The deck file's text: a header comment, then the YAML (the same input, the same bytes)."""
+    """The deck file's text: the marking header, then the YAML (the same input, the same bytes)."""
     body = yaml.dump(
         deck_document(deck, source_name),
         Dumper=_Dumper,
@@ -62,11 +63,7 @@ def deck_yaml(deck: ImportedDeck, source_name: str) -> str:
         width=100_000,
         indent=2,
     )
-    header = (
-        f"# Imported from {source_name} by `studykit import obsidian`.\n"
-        "# Card ids come from the fronts; keep them when you edit (history hangs on them).\n"
-    )
-    return header + body
+    return with_header(source_name, body)
 
 
 def validate(text: str, name: str) -> None:
@@ -80,4 +77,4 @@ def validate(text: str, name: str) -> None:
         library = load_library(root)
     if library.problems or not library.decks:
         problems = "; ".join(str(p) for p in library.problems) or "no deck loaded"
-        raise ImportProblem(f"the imported deck does not load: {problems}")
+        raise ImportProblem(f"its deck does not load: {problems}")

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from studykit.core.files import FileRefused, read_regular, special_kind
+from studykit.core.files import FileRefused, link_leaves, read_regular, special_kind
 from studykit.core.ids import Slugs, slug
 from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
 
@@ -14,6 +14,7 @@ MAX_NOTES = 20_000
 """More markdown files than this is refused: a vault of study notes is far smaller."""
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 """All notes together; past it the walk stops and says so (each file is capped as well)."""
+LEAVES_VAULT = "a link that leads outside the vault; it was not read"
 
 
 class VaultTooLarge(ValueError):
@@ -45,9 +46,13 @@ def markdown_paths(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
     and the entries that are not regular files, with what they are."""
     found: list[Path] = []
     odd: list[tuple[Path, str]] = []
+    inside = root.resolve()
     for folder, dirs, files in os.walk(root, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         base = Path(folder)
+        for name in dirs:  # never followed (os.walk's rule); one that leads out is said
+            if link_leaves(base / name, inside):
+                odd.append(((base / name).relative_to(root), LEAVES_VAULT))
         for name in sorted(files):
             if not name.lower().endswith(".md") or name.startswith("."):
                 continue
@@ -56,10 +61,24 @@ def markdown_paths(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
             if kind is not None or not path.exists():
                 odd.append((path.relative_to(root), kind or "a broken link"))
                 continue
+            if link_leaves(path, inside):
+                odd.append((path.relative_to(root), LEAVES_VAULT))
+                continue
+            if not _utf8(path.relative_to(root).as_posix()):  # it names the deck
+                odd.append((path.relative_to(root), "its path is not valid UTF-8; rename it"))
+                continue
             found.append(path.relative_to(root))
             if len(found) > MAX_NOTES:
                 raise VaultTooLarge(f"more than {MAX_NOTES:,} notes; import a smaller folder")
     return found, odd
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def deck_names(paths: list[Path]) -> list[tuple[str, str]]:

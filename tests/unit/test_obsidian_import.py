@@ -140,8 +140,9 @@ def test_slugs_are_ascii_bounded_and_unique() -> None:
 
 @pytest.fixture(autouse=True)
 def _own_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Schedules are imported into the data dir: never the user's."""
+    """Schedules are imported into the data dir: never the user's; decks into tmp_path."""
     monkeypatch.setenv("STUDYKIT_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)  # the import writes only inside the working folder
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -181,7 +182,7 @@ def _root_with(root: Path, deck: bytes) -> Path:
 def test_cli_without_output_prints_yaml_and_reports_on_stderr() -> None:
     code, stdout, stderr = run("import", "obsidian", str(SEED))
     assert code == 0
-    assert stdout.startswith("# Imported from rnn-limitations.md")
+    assert stdout.startswith('# Imported from "rnn-limitations.md" by `studykit import obsidian`')
     assert "id: ai-ml" in stdout and "card(s)" not in stdout
     assert "8 card(s) in 1 deck(s); 0 skipped line(s) that look like cards; 2 schedule(s) not " in (
         stderr

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from studykit.content.loading.outline import DeckOutline
 from studykit.content.loading.problems import LoadProblem
+from studykit.core.files import link_leaves
 
 if TYPE_CHECKING:
     from studykit.content.model import Deck, Note
@@ -81,13 +82,7 @@ def _is_yaml_name(name: str) -> bool:
 
 def _refuse_outside(path: Path, root: Path, inside: Path, problems: list[LoadProblem]) -> bool:
     """True (and a problem added) when `path` is a link that resolves outside the root."""
-    if not path.is_symlink():
-        return False
-    try:
-        target = path.resolve(strict=True)
-    except (OSError, RuntimeError):
-        target = None
-    if target is not None and target.is_relative_to(inside):
+    if not link_leaves(path, inside):
         return False
     rel = path.relative_to(root).as_posix()
     problems.append(
