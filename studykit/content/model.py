@@ -72,10 +72,24 @@ class Strict(BaseModel):
         """Where this object was written, when it came from a file."""
         return self._origin
 
+    # Where a model was written is private state, not content: the loader and its cache set
+    # it on the frozen model through pydantic's private attributes.
+    def locate(self, origin: Origin | None) -> None:
+        """Say where this object was written."""
+        self._origin = origin
+
+    def locate_texts(self, texts: dict[str, TextOrigin]) -> None:
+        """Say where each of this object's text fields starts."""
+        self._texts = texts
+
+    @property
+    def text_origins(self) -> dict[str, TextOrigin]:
+        """Where each text field starts, by field name (empty when not from a file)."""
+        return self._texts
+
     def text_origin(self, field: str) -> TextOrigin | None:
         """Where the text field `field` starts in the file, when it came from one."""
-        texts: dict[str, TextOrigin] = (self.__pydantic_private__ or {}).get("_texts", {})
-        return texts.get(field)
+        return self._texts.get(field)
 
 
 class Tolerance(Strict):

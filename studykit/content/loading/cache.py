@@ -204,12 +204,11 @@ def _encode_library(library: Library) -> dict[str, Any]:
 
     def encode(value: object) -> Any:
         if isinstance(value, Strict):
-            private = value.__pydantic_private__ or {}
-            origin = private.get("_origin")
-            texts = private.get("_texts") or {}
+            origin = value.origin
+            texts = value.text_origins
             return {
                 "m": type(value).__name__,
-                "f": {name: encode(field) for name, field in value.__dict__.items()},
+                "f": {name: encode(getattr(value, name)) for name in type(value).model_fields},
                 "s": sorted(value.model_fields_set),
                 "o": None if origin is None else [origin.path, origin.line, origin.column],
                 "t": {name: [t.line, t.column, t.exact] for name, t in texts.items()},
@@ -270,7 +269,7 @@ def _models() -> tuple[dict[str, type[Strict]], dict[str, frozenset[str]]]:
     from studykit.content import model
 
     classes: dict[str, type[Strict]] = {name: getattr(model, name) for name in _MODEL_NAMES}
-    return classes, {name: frozenset(cls.__pydantic_fields__) for name, cls in classes.items()}
+    return classes, {name: frozenset(cls.model_fields) for name, cls in classes.items()}
 
 
 def _build_model(
@@ -281,22 +280,15 @@ def _build_model(
     classes, field_names = _models()
     if fields.keys() != field_names[name]:
         raise _Miss
-    cls = classes[name]
-    model = cls.__new__(cls)
     text_origins = {
         field: TextOrigin(int(line), int(column), bool(exact))
         for field, (line, column, exact) in texts.items()
     }
-    # What pydantic's model_construct sets, without its per-field work: the values were
-    # validated when the cache was written, and the checksum shows they are unchanged.
-    object.__setattr__(model, "__dict__", fields)
-    object.__setattr__(model, "__pydantic_fields_set__", set(set_))
-    object.__setattr__(model, "__pydantic_extra__", None)
-    object.__setattr__(
-        model,
-        "__pydantic_private__",
-        {"_origin": None if origin is None else Origin(*origin), "_texts": text_origins},
-    )
+    # The values were validated when the cache was written, and the checksum shows they are
+    # unchanged: pydantic's model_construct takes them as they are.
+    model = classes[name].model_construct(set(set_), **fields)
+    model.locate(None if origin is None else Origin(*origin))
+    model.locate_texts(text_origins)
     return model
 
 

@@ -116,12 +116,7 @@ def _node_origin(rel: str, node: Node) -> Origin:
 
 
 def _set_origin(obj: Strict, origin: Origin) -> None:
-    # Models are frozen; the origin is private state, not content, so set it directly.
-    private = obj.__pydantic_private__
-    if private is None:
-        object.__setattr__(obj, "__pydantic_private__", {"_origin": origin})
-    else:
-        private["_origin"] = origin
+    obj.locate(origin)
 
 
 _TEXT_FIELDS = ("body", "front", "back", "says")
@@ -129,9 +124,6 @@ _TEXT_FIELDS = ("body", "front", "back", "says")
 
 def _set_text_origins(obj: Strict, node: Node) -> None:
     """Where each text field's value starts: a `|` block's lines map to the file's exactly."""
-    private = obj.__pydantic_private__
-    if private is None:
-        return
     texts: dict[str, TextOrigin] = {}
     for field in _TEXT_FIELDS:
         found = lookup(node, field)
@@ -143,7 +135,7 @@ def _set_text_origins(obj: Strict, node: Node) -> None:
             texts[field] = TextOrigin(start.line + 2, 1, True)
         else:
             texts[field] = TextOrigin(start.line + 1, start.column + 1, start.line == end.line)
-    private["_texts"] = texts
+    obj.locate_texts(texts)
 
 
 def _items(node: Node, key: str) -> list[Node]:
