@@ -15,6 +15,7 @@ from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library
 from studykit.content.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
 from studykit.core.errors import StudykitError
+from studykit.experiments.installed import torch_installed
 
 if TYPE_CHECKING:
     from studykit.experiments.base import Result
@@ -217,7 +218,7 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
         return
     known = ", ".join(registered)
     checker = _Checker(library, report)
-    torch = importlib.util.find_spec("torch") is not None
+    torch = torch_installed()
     started = time.perf_counter()
     for link in _links(library, scope):
         if link.ref.name not in registered:

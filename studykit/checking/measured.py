@@ -9,7 +9,6 @@ answers, and the value must land within `tolerance`.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 from collections.abc import Iterator
 
@@ -18,6 +17,7 @@ from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library
 from studykit.content.model import ExperimentRef, Measurement
 from studykit.core.errors import StudykitError
+from studykit.experiments.installed import torch_installed
 
 
 def _entries(library: Library, scope: Scope) -> Iterator[Measurement]:
@@ -63,7 +63,7 @@ def check_measured(library: Library, scope: Scope, report: Report, *, run: bool)
         wrong = _static(entry)
         if wrong is not None:
             report.problems.append(_problem(library, entry, wrong))
-    if run and importlib.util.find_spec("torch") is not None:
+    if run and torch_installed():
         _rerun(library, entries, report)
 
 

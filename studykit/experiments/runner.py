@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import time
 import warnings
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from studykit.experiments.device import (
     resolve_device,
     torch_version,
 )
+from studykit.experiments.installed import torch_installed
 from studykit.experiments.params import check_seed, validate
 
 
@@ -45,14 +45,6 @@ def prepare(
     found = lookup(experiment)
     check_device_name(device)
     return found, validate(found, params)
-
-
-def torch_installed() -> bool:
-    """Whether `import torch` can work, found without importing it."""
-    try:
-        return importlib.util.find_spec("torch") is not None
-    except ImportError:
-        return False
 
 
 def run_experiment(

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from studykit.experiments.installed import torch_installed
 from studykit.quiz.variants import Variant
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def measurable(variant: Variant) -> bool:
     ref = variant.card.experiment
     if ref is None or ref.answer is None:
         return False
-    return importlib.util.find_spec("torch") is not None
+    return torch_installed()
 
 
 def _from_result(variant: Variant, result: Result | None) -> Measured | None:
