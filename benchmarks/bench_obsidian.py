@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import PYTHON, fmt_seconds, report, time_call, time_command
 
-from studykit.importers.obsidian import parse_obsidian
+from studykit.importers.notescan import parse_obsidian
 
 STUDYKIT = str(Path(PYTHON).parent / "studykit")
 _CHUNK = (

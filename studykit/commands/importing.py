@@ -22,7 +22,7 @@ MAX_IMPORT_CARDS = 50_000
 """Cards one `studykit import obsidian` writes; a 5 MB note of one-line cards holds ~700,000."""
 
 if TYPE_CHECKING:
-    from studykit.importers.obsidian import ObsidianImport
+    from studykit.importers.decks import ObsidianImport
     from studykit.importers.srschedule import ScheduleCount
 
 
@@ -90,7 +90,8 @@ def obsidian(
     other, keeping it as NAME.bak first.
     """
     from studykit.core.files import FileRefused, read_regular, special_kind
-    from studykit.importers.obsidian import PluginSettings, parse_obsidian
+    from studykit.importers.cardsyntax import PluginSettings
+    from studykit.importers.notescan import parse_obsidian
     from studykit.importers.vault import VaultTooLarge, read_vault
 
     plugin = PluginSettings(bold_cloze=bold_cloze, anki_cloze=anki_cloze)

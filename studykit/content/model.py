@@ -8,17 +8,11 @@ where each object came from in its `origin` (not part of the schema).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal, NewType, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from studykit.text.clozes import CLOZE_PATTERN, cloze_number_problem
-
-NoteId = NewType("NoteId", str)
-SectionId = NewType("SectionId", str)
-DeckId = NewType("DeckId", str)
-CardId = NewType("CardId", str)
-ClaimId = NewType("ClaimId", str)
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
 Ident = Annotated[str, Field(pattern=ID_PATTERN, min_length=1, max_length=80)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -319,8 +319,3 @@ class Experiment:
     def defaults(self) -> Params:
         """Every parameter at its default."""
         return {p.name: p.default for p in self.params}
-
-
-def sequence_text(values: Sequence[float]) -> str:
-    """A short comma list of numbers."""
-    return ", ".join(format_value(v) for v in values)

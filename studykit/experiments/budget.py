@@ -82,11 +82,6 @@ def check_budget(experiment: Experiment, params: Params, budget: Budget) -> Cost
     return cost
 
 
-def describe_budget(budget: Budget) -> str:
-    """`2.0 GiB, 60 s`."""
-    return f"{describe_bytes(budget.bytes)}, {budget.seconds:.0f} s"
-
-
 def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
     """`--budget SPEC` over `base`: a form that is not accepted is a bad parameter."""
     try:

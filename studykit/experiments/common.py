@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,15 +29,6 @@ def generator(seed: int) -> torch.Generator:
     gen = torch.Generator()
     gen.manual_seed(seed)
     return gen
-
-
-def log_ticks(values: list[float]) -> list[float]:
-    """Powers of ten spanning the positive values (for tables and plot ticks)."""
-    positive = [v for v in values if v > 0]
-    if not positive:
-        return []
-    low, high = math.floor(math.log10(min(positive))), math.ceil(math.log10(max(positive)))
-    return [10.0**e for e in range(low, high + 1)]
 
 
 def pick_ks(length: int) -> list[int]:

@@ -10,7 +10,7 @@ import yaml
 
 from studykit.core.errors import StudykitError
 from studykit.importers.deckfiles import with_header
-from studykit.importers.obsidian import ImportedDeck
+from studykit.importers.decks import ImportedDeck
 
 
 class ImportProblem(StudykitError):

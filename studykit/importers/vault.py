@@ -8,7 +8,9 @@ from pathlib import Path
 
 from studykit.core.files import FileRefused, link_leaves, read_regular, special_kind
 from studykit.core.ids import Slugs, slug
-from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
+from studykit.importers.cardsyntax import PluginSettings
+from studykit.importers.decks import ObsidianImport
+from studykit.importers.notescan import parse_obsidian
 
 MAX_NOTES = 20_000
 """More markdown files than this is refused: a vault of study notes is far smaller."""

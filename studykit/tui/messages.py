@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message
@@ -23,78 +23,61 @@ class ReviewScope:
     deck_ids: tuple[str, ...] | None = None
 
 
+@dataclass
 class ReviewRequested(Message):
     """Review `scope`: with `flow`, carry on with it; `undo` first undoes its last action."""
 
-    def __init__(
-        self,
-        scope: ReviewScope,
-        *,
-        flow: StudyFlow | None = None,
-        undo: bool = False,
-    ) -> None:
-        super().__init__()
-        self.scope = scope
-        self.flow = flow
-        self.undo = undo
+    scope: ReviewScope
+    _: KW_ONLY
+    flow: StudyFlow | None = None
+    undo: bool = False
 
 
+@dataclass
 class ReviewFinished(Message):
     """Nothing is left to study today in `scope`; `flow` can still undo its last action."""
 
-    def __init__(
-        self,
-        scope: ReviewScope,
-        *,
-        next_due: datetime | None = None,
-        flow: StudyFlow | None = None,
-    ) -> None:
-        super().__init__()
-        self.scope = scope
-        self.next_due = next_due
-        self.flow = flow
+    scope: ReviewScope
+    _: KW_ONLY
+    next_due: datetime | None = None
+    flow: StudyFlow | None = None
 
 
+@dataclass
 class FlowDone(Message):
     """A study flow call finished in its worker; `result` says what to show."""
 
-    def __init__(self, result: FlowResult | None) -> None:
-        super().__init__()
-        self.result = result
+    result: FlowResult | None
 
 
+@dataclass
 class WorkerFailed(Message):
     """Work off the UI thread failed; the app shows `title` and the error (never swallowed)."""
 
-    def __init__(self, title: str, error: BaseException) -> None:
-        super().__init__()
-        self.title = title
-        self.error = error
+    title: str
+    error: BaseException
 
 
+@dataclass
 class NotesRequested(Message):
     """Open a note, scrolled to a section when one is given."""
 
-    def __init__(self, note_id: str, section_id: str | None = None) -> None:
-        super().__init__()
-        self.note_id = note_id
-        self.section_id = section_id
+    note_id: str
+    section_id: str | None = None
 
 
+@dataclass
 class BrowseRequested(Message):
     """Open the card browser on a search (e.g. `is:suspended`); empty: every card."""
 
-    def __init__(self, query: str = "") -> None:
-        super().__init__()
-        self.query = query
+    query: str = ""
 
 
+@dataclass
 class BrowserDone(Message):
     """A card-browser call finished in its worker; `view` says what to show."""
 
-    def __init__(self, view: BrowserView) -> None:
-        super().__init__()
-        self.view = view
+    view: BrowserView
 
 
 class StatsRequested(Message):
@@ -109,31 +92,28 @@ class ReloadRequested(Message):
     """Reload the content files and reopen the study session."""
 
 
+@dataclass
 class ExperimentRequested(Message):
     """Open the Experiments screen on `name`, its form filled with `params`; `run` starts it."""
 
-    def __init__(
-        self, name: str, params: dict[str, str | int | float | bool], *, run: bool = False
-    ) -> None:
-        super().__init__()
-        self.name = name
-        self.params = params
-        self.run = run
+    name: str
+    params: dict[str, str | int | float | bool]
+    _: KW_ONLY
+    run: bool = False
 
 
+@dataclass
 class QuizRequested(Message):
     """Start a quiz over the decks of `scope`; `count=None` asks as many as the app was told."""
 
-    def __init__(self, scope: ReviewScope, *, count: int | None = None) -> None:
-        super().__init__()
-        self.scope = scope
-        self.count = count
+    scope: ReviewScope
+    _: KW_ONLY
+    count: int | None = None
 
 
+@dataclass
 class Exported(Message):
     """An Anki export of `title` finished."""
 
-    def __init__(self, title: str, result: ExportResult) -> None:
-        super().__init__()
-        self.title = title
-        self.result = result
+    title: str
+    result: ExportResult

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from studykit.importers.obsidian import ObsidianImport, PluginSettings, parse_obsidian
+from studykit.importers.cardsyntax import PluginSettings
+from studykit.importers.decks import ObsidianImport
+from studykit.importers.notescan import parse_obsidian
 from studykit.importers.srschedule import Schedule
 
 DOCS = Path(__file__).resolve().parent.parent / "data" / "obsidian" / "docs"

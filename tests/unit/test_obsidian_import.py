@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from studykit.cli import cli
 from studykit.content.loading import load_library
 from studykit.core.ids import MAX_SLUG, Slugs, slug
+from studykit.importers.decks import ImportedDeck
 from studykit.importers.deckyaml import deck_yaml
-from studykit.importers.obsidian import ImportedDeck, parse_obsidian
+from studykit.importers.notescan import parse_obsidian
 from studykit.importers.srschedule import Schedule
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "obsidian"

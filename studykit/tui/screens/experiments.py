@@ -86,12 +86,11 @@ class ProgressRelay:
             return self._latest
 
 
+@dataclass
 class RunProgress(Message):
     """A run moved on; read the newest step from `relay`."""
 
-    def __init__(self, relay: ProgressRelay) -> None:
-        super().__init__()
-        self.relay = relay
+    relay: ProgressRelay
 
 
 @dataclass

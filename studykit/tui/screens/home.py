@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -57,14 +58,13 @@ class HomeScreen(Screen[None]):
         Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
     ]
 
+    @dataclass
     class ExportRequested(Message):
         """Export these decks to an Anki package named `stem`.apkg."""
 
-        def __init__(self, title: str, deck_ids: tuple[str, ...], stem: str) -> None:
-            super().__init__()
-            self.title = title
-            self.deck_ids = deck_ids
-            self.stem = stem
+        title: str
+        deck_ids: tuple[str, ...]
+        stem: str
 
     def __init__(self, session: StudySession) -> None:
         super().__init__(id="home")

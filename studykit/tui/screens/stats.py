@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date
 from typing import ClassVar
 
@@ -87,12 +88,11 @@ class StatsScreen(Screen[None]):
         self.query_one("#memory", Static).update(MEMORY_LOADING)
         self.describe_memory()
 
+    @dataclass
     class MemoryDescribed(Message):
         """The memory panel's lines, worked out off the UI thread."""
 
-        def __init__(self, lines: list[str]) -> None:
-            super().__init__()
-            self.lines = lines
+        lines: list[str]
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="memory", name=MEMORY_WORKER)
     def describe_memory(self) -> None:

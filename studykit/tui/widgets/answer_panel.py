@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
@@ -39,13 +40,12 @@ class AnswerPanel(LoudWorkers, Vertical):
     class Left(Message):
         """The student left the answer box with escape (the screen's keys work again)."""
 
+    @dataclass
     class Graded(Message):
         """The typed answer was read and graded; `proposal` is the suggested rating."""
 
-        def __init__(self, result: Grade, proposal: Rating) -> None:
-            super().__init__()
-            self.result = result
-            self.proposal = proposal
+        result: Grade
+        proposal: Rating
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -119,13 +119,12 @@ class AnswerPanel(LoudWorkers, Vertical):
         self._say("Checking…")
         self.grade_answer(self.variant, event.value)
 
+    @dataclass
     class Checked(Message):
         """The grading worker's verdict on a typed answer for `variant`."""
 
-        def __init__(self, variant: Variant, result: Grade) -> None:
-            super().__init__()
-            self.variant = variant
-            self.result = result
+        variant: Variant
+        result: Grade
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="grade", name=GRADE_WORKER)
     def grade_answer(self, variant: Variant, text: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Final
 
 from textual.app import ComposeResult
@@ -62,13 +63,12 @@ def budget_problem(experiment: Experiment, cost: Cost, budget: Budget) -> str | 
 class ExperimentForm(Vertical):
     """One row per parameter plus device and seed; `values()` is None while anything is invalid."""
 
+    @dataclass
     class Changed(Message):
         """The form's values changed; `runnable` says whether Run may start them."""
 
-        def __init__(self, form: ExperimentForm, runnable: bool) -> None:
-            super().__init__()
-            self.form = form
-            self.runnable = runnable
+        form: ExperimentForm
+        runnable: bool
 
     def __init__(
         self,
