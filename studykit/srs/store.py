@@ -21,7 +21,6 @@ from studykit.files import special_kind
 from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
 from studykit.srs.records import (
     ANSWER_COLUMNS,
-    STATE_COLUMNS,
     Answer,
     CardState,
     DayCount,
@@ -31,6 +30,7 @@ from studykit.srs.records import (
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration, check_migrations
 from studykit.srs.writable import read_only_reason
+from studykit.srs.writes import SELECT_STATE, UPSERT_STATE, log_answer, log_forget, state_in
 
 __all__ = [
     "LATEST_VERSION",
@@ -47,11 +47,6 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 5000
-_UPSERT_STATE = (
-    f"INSERT OR REPLACE INTO card_state ({', '.join(STATE_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in STATE_COLUMNS)})"
-)
-_SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
 _SELECT_ANSWER = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log"
 _SELECT_FORGET = "SELECT id, key, forgotten_at_us, before_json FROM forget_log"
 
@@ -295,7 +290,7 @@ class Store:
 
     def load_states(self) -> list[CardState]:
         """Every stored card state (including cards no longer in the YAML)."""
-        return [CardState.from_row(row) for row in self._query(_SELECT_STATE)]
+        return [CardState.from_row(row) for row in self._query(SELECT_STATE)]
 
     def queue_rows(self) -> list[tuple[Any, ...]]:
         """(deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us) per row."""
@@ -308,7 +303,7 @@ class Store:
     def states_in(self, deck_ids: Sequence[str]) -> list[CardState]:
         """The stored card states of these decks."""
         marks = ", ".join("?" for _ in deck_ids)
-        rows = self._query(f"{_SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
+        rows = self._query(f"{SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
         return [CardState.from_row(row) for row in rows]
 
     def states_of(self, keys: Sequence[int]) -> dict[int, CardState]:
@@ -317,14 +312,14 @@ class Store:
         for start in range(0, len(keys), 500):
             chunk = tuple(keys[start : start + 500])
             marks = ", ".join("?" for _ in chunk)
-            for row in self._query(f"{_SELECT_STATE} WHERE key IN ({marks})", chunk):
+            for row in self._query(f"{SELECT_STATE} WHERE key IN ({marks})", chunk):
                 state = CardState.from_row(row)
                 found[state.key] = state
         return found
 
     def get_state(self, key: int) -> CardState | None:
         """The stored state of one card, if it has one."""
-        rows = self._query(f"{_SELECT_STATE} WHERE key = ?", (key,))
+        rows = self._query(f"{SELECT_STATE} WHERE key = ?", (key,))
         return CardState.from_row(rows[0]) if rows else None
 
     def put_state(self, state: CardState) -> None:
@@ -334,7 +329,7 @@ class Store:
     def put_states(self, states: Iterable[CardState]) -> None:
         """Insert or replace many card states in one committed transaction."""
         with self._transaction() as conn:
-            conn.executemany(_UPSERT_STATE, (state.to_row() for state in states))
+            conn.executemany(UPSERT_STATE, (state.to_row() for state in states))
 
     # -- review log ----------------------------------------------------------------------
 
@@ -349,32 +344,40 @@ class Store:
         variant_seed: int | None = None,
     ) -> int:
         """Write the new state and its log row in ONE committed transaction; the log id."""
-        if before.key != after.key:
-            raise ValueError("before and after belong to different cards")
-        if after.state is None:
-            raise ValueError("an answered card cannot be new")
         with self._transaction() as conn:
-            conn.execute(_UPSERT_STATE, after.to_row())
-            cursor = conn.execute(
-                "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
-                "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    after.key,
-                    after.deck_id,
-                    after.card_id,
-                    int(rating),
-                    to_us(reviewed_at),
-                    max(0, int(duration_ms)),
-                    None if before.state is None else int(before.state),
-                    int(after.state),
-                    before.to_json(),
-                    after.to_json(),
-                    variant_seed,
-                ),
-            )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
+            return log_answer(conn, before, after, rating, reviewed_at, duration_ms, variant_seed)
+
+    def answer_card(
+        self,
+        fresh: CardState,
+        decide: Callable[[CardState], CardState],
+        *,
+        rating: Rating,
+        reviewed_at: datetime,
+        duration_ms: int,
+        variant_seed: int | None = None,
+    ) -> tuple[CardState, CardState, int]:
+        """Answer one card: (before, after, log id), all in ONE write transaction.
+
+        The stored state (`fresh` when there is none) is read inside the transaction and
+        `decide` turns it into the new one, so another process's answer to the same card
+        in between is built on, never overwritten.
+        """
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            after = decide(before)
+            log_id = log_answer(conn, before, after, rating, reviewed_at, duration_ms, variant_seed)
+        return before, after, log_id
+
+    def change_state(
+        self, fresh: CardState, change: Callable[[CardState], CardState]
+    ) -> tuple[CardState, CardState]:
+        """Read one card's state and write `change(state)`, in one transaction; (before, after)."""
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            after = change(before)
+            conn.execute(UPSERT_STATE, after.to_row())
+        return before, after
 
     def import_state(self, state: CardState, *, reviewed_at: datetime, source: str) -> bool:
         """Give a card a starting state from elsewhere, with a log row marked `source`.
@@ -386,13 +389,13 @@ class Store:
         if imported_as is None:
             raise ValueError("an imported state cannot be new")
         with self._transaction() as conn:
-            rows = conn.execute(f"{_SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
+            rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
             before = CardState.from_row(rows[0]) if rows else None
             if before is not None and before.state is not None:
                 return False
             if before is not None:  # keep flags such as suspended
                 state = replace(state, suspended=before.suspended, leech=before.leech)
-            conn.execute(_UPSERT_STATE, state.to_row())
+            conn.execute(UPSERT_STATE, state.to_row())
             conn.execute(
                 "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
                 "duration_ms, state_before, state_after, before_json, after_json, source) "
@@ -441,23 +444,25 @@ class Store:
             deleted = conn.execute("DELETE FROM review_log WHERE id = ?", (answer_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: review {answer_id} is no longer in the log")
-            conn.execute(_UPSERT_STATE, restored.to_row())
+            conn.execute(UPSERT_STATE, restored.to_row())
 
     # -- forget log ----------------------------------------------------------------------
 
     def record_forget(self, before: CardState, after: CardState, *, at: datetime) -> int:
         """Write the reset state and keep the state before, in ONE committed transaction."""
-        if before.key != after.key:
-            raise ValueError("before and after belong to different cards")
         with self._transaction() as conn:
-            conn.execute(_UPSERT_STATE, after.to_row())
-            cursor = conn.execute(
-                "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (after.key, after.deck_id, after.card_id, to_us(at), before.to_json()),
-            )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
+            return log_forget(conn, before, after, at)
+
+    def forget_card(self, fresh: CardState, *, at: datetime) -> tuple[CardState, int] | None:
+        """Reset a card to new, reading its state in the same transaction; (before, log id).
+
+        None, and nothing written, for a card that is new.
+        """
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            if before.state is None:
+                return None
+            return before, log_forget(conn, before, before.as_new(), at)
 
     def last_forget(self) -> Forget | None:
         """The most recent forget, if any."""
@@ -475,7 +480,7 @@ class Store:
             deleted = conn.execute("DELETE FROM forget_log WHERE id = ?", (forget_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: forget {forget_id} is no longer in the log")
-            conn.execute(_UPSERT_STATE, restored.to_row())
+            conn.execute(UPSERT_STATE, restored.to_row())
 
     def day_counts(self, since: datetime) -> dict[str, DayCount]:
         """Per deck: answers, first answers of new cards, and answers of review cards."""
