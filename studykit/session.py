@@ -28,6 +28,7 @@ from studykit.search import Facts, Query
 from studykit.srs import studyday
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.limits import DailyTally, ScopeLimits
+from studykit.srs.lock import describe, other_sessions
 from studykit.srs.queue import DeckIndex, earliest, index_decks
 from studykit.srs.records import Answer, CardState, from_us, to_us
 from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
@@ -849,6 +850,11 @@ class StudySession:
     # -- lifetime --------------------------------------------------------------------------
 
     @_synchronized
+    def other_sessions(self) -> str:
+        """`another studykit (pid 42)` while other processes have the database open, else ''."""
+        others = other_sessions(self.store.path)
+        return describe(others) if others else ""
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()

@@ -18,7 +18,9 @@ from fsrs import Rating, State
 
 from studykit.errors import StudykitError
 from studykit.files import special_kind
-from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
+from studykit.srs.backups import DEFAULT_KEPT, due_daily, take_backup
+from studykit.srs.damage import emptied, is_damage, with_hint
+from studykit.srs.lock import SessionLock, file_identity
 from studykit.srs.records import (
     ANSWER_COLUMNS,
     Answer,
@@ -103,17 +105,17 @@ def _newer(path: Path, version: int, latest: int) -> StoreError:
     )
 
 
-def _with_backup_hint(path: Path, error: StoreError) -> StoreError:
-    """`error`, naming the newest backup and the doctor when the file itself is the trouble."""
-    text = str(error)
-    about_access = ("newer studykit", "cannot be written", "is read-only")
-    newest = None if any(words in text for words in about_access) else newest_backup(path)
-    if newest is None:
-        return error
-    return StoreError(
-        f"{text}; the newest backup is {newest.path} ({newest.taken:%Y-%m-%d %H:%M} UTC): "
-        "`studykit doctor` checks the file, `studykit doctor --restore newest` restores it"
-    )
+def _failed(path: Path, doing: str, error: sqlite3.Error) -> StoreError:
+    """A failed read or write; a damaged file names the restore and the salvage."""
+    text = f"{path}: could not {doing} ({error})"
+    return StoreError(with_hint(path, text) if is_damage(error) else text)
+
+
+def _refuse_if_emptied(path: Path, *, no_tables: bool = False) -> None:
+    """StoreError when a missing or empty database had a history (its backups say so)."""
+    message = emptied(path, no_tables=no_tables)
+    if message is not None:
+        raise StoreError(message)
 
 
 def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
@@ -130,8 +132,18 @@ def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
 class Store:
     """The study database. Use `Store.open(path)`; close it (or use `with`)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, version: int) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        version: int,
+        session: SessionLock | None = None,
+    ) -> None:
         self._conn = conn
+        self._session = session
+        self._identity = file_identity(path)  # the file this connection has open
+        self._replaced: str | None = None  # set once the file was found replaced
         self._lock = threading.RLock()
         self.path = path
         self.schema_version = version
@@ -158,7 +170,7 @@ class Store:
         try:
             return cls._open(Path(path), migrations, backups_kept)
         except StoreError as error:
-            raise _with_backup_hint(Path(path), error) from error.__cause__
+            raise StoreError(with_hint(Path(path), str(error))) from error.__cause__
 
     @classmethod
     def _open(cls, path: Path, migrations: Sequence[Migration], backups_kept: int) -> Store:
@@ -166,17 +178,41 @@ class Store:
         kind = special_kind(path)
         if kind is not None:
             raise StoreError(f"{path}: this is {kind}, not a database file; move it out of the way")
+        _refuse_if_emptied(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as error:
+            # Before the file is opened: a restore, which needs every session closed,
+            # cannot replace it between our open and our lock.
+            session = SessionLock.take(path)
+        except OSError as error:
             raise _cannot(path, "open the study database", error) from error
-        store = cls(conn, path, version=0)
+        try:
+            return cls._open_locked(path, migrations, backups_kept, session, latest)
+        except BaseException:
+            session.release()
+            raise
+
+    @classmethod
+    def _open_locked(
+        cls,
+        path: Path,
+        migrations: Sequence[Migration],
+        backups_kept: int,
+        session: SessionLock,
+        latest: int,
+    ) -> Store:
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise _cannot(path, "open the study database", error) from error
+        store = cls(conn, path, version=0, session=session)
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = _retry_busy(lambda: _read_version(conn, path))
             if version > latest:
                 raise _newer(path, version, latest)
+            if version == 0:
+                _refuse_if_emptied(path, no_tables=True)
             version = store.schema_version = _retry_busy(store._first_open)
             if version > latest:
                 raise _newer(path, version, latest)
@@ -256,9 +292,12 @@ class Store:
                 else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
             )
             try:
+                self._check_same_file()
                 conn.execute(begin)
                 try:
                     yield conn
+                    if not self._batching:
+                        self._check_same_file()  # nothing is acknowledged into a replaced file
                     conn.execute(end)
                 except BaseException:
                     if conn.in_transaction:
@@ -267,7 +306,18 @@ class Store:
                             conn.execute(end)
                     raise
             except sqlite3.Error as error:
-                raise StoreError(f"{self.path}: could not save ({error})") from error
+                raise _failed(self.path, "save", error) from error
+
+    def _check_same_file(self) -> None:
+        """StoreError when the file at `path` is no longer the one this store has open."""
+        if self._replaced is None and file_identity(self.path) != self._identity:
+            self._replaced = (
+                f"{self.path} was replaced or removed while this studykit had it open (by a "
+                "restore?); nothing more is saved here, this change included. Quit and start "
+                "studykit again"
+            )
+        if self._replaced is not None:
+            raise StoreError(self._replaced)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -284,7 +334,7 @@ class Store:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as error:
-                raise StoreError(f"{self.path}: could not read ({error})") from error
+                raise _failed(self.path, "read", error) from error
 
     # -- card state ----------------------------------------------------------------------
 
@@ -631,6 +681,8 @@ class Store:
         """Close the connection (idempotent)."""
         with self._lock:
             self._conn.close()
+            if self._session is not None:
+                self._session.release()
 
     def __enter__(self) -> Self:
         return self
