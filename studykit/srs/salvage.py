@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from studykit.srs.pagescan import scan
 from studykit.srs.records import CardState
 from studykit.srs.scheduler import card_key
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS
@@ -168,6 +169,8 @@ class Salvaged:
     damaged: dict[str, int] = field(default_factory=dict)  # stretches skipped
     rebuilt: int = 0  # card states rebuilt from their last logged answer
     issued_reviews: int | None = None  # review ids the damaged file had handed out
+    from_pages: int = 0  # rows found only by reading the pages themselves
+    pages_unread: str | None = None  # why the pages themselves were not read
 
     @property
     def reviews(self) -> int:
@@ -188,7 +191,8 @@ def _create(target: Path) -> sqlite3.Connection:
     return conn
 
 
-def _source_tables(source: sqlite3.Connection) -> dict[str, list[str]]:
+def _source_tables(source: sqlite3.Connection) -> dict[str, list[str]] | None:
+    """The columns of each of our tables in the damaged file; None when its schema is lost."""
     try:
         names = [row[0] for row in source.execute("SELECT name FROM sqlite_master")]
         return {
@@ -196,8 +200,42 @@ def _source_tables(source: sqlite3.Connection) -> dict[str, list[str]]:
             for name in names
             if name in TABLES
         }
-    except sqlite3.DatabaseError as error:
-        raise Unreadable(f"its list of tables cannot be read ({error})") from error
+    except sqlite3.DatabaseError:
+        return None
+
+
+def _from_pages(damaged: Path, dest: sqlite3.Connection, report: Salvaged) -> None:
+    """Add the rows on leaf pages SQLite could not reach (under a damaged interior page)."""
+    wal = Path(f"{damaged}-wal")
+    if wal.exists() and wal.stat().st_size > 0:
+        report.pages_unread = "its newest pages are in the WAL"
+        return
+    shapes = []
+    for table in TABLES[1:]:  # `meta` holds only the schema version, which is ours
+        columns = _columns(dest, table)
+        aliases = [i for i, c in enumerate(columns) if c.name in ("id", "key") and c.required]
+        marks = ", ".join("?" for _ in columns)
+        names = ", ".join(c.name for c in columns)
+        insert = f"INSERT OR IGNORE INTO {table} ({names}) VALUES ({marks})"
+        shapes.append((table, columns, aliases[0] if aliases else None, insert))
+    try:
+        for rowid, values in scan(damaged):
+            for table, columns, alias, insert in shapes:
+                if len(values) > len(columns):
+                    continue
+                row = [*values, *([None] * (len(columns) - len(values)))]  # older rows are shorter
+                if alias is not None:
+                    if row[alias] is not None:  # an INTEGER PRIMARY KEY is stored as NULL
+                        continue
+                    row[alias] = rowid
+                if not valid(columns, tuple(row)):
+                    continue
+                if dest.execute(insert, row).rowcount:  # not one the rowid reading had
+                    report.kept[table] = report.kept.get(table, 0) + 1
+                    report.from_pages += 1
+                break
+    except (OSError, ValueError) as error:
+        report.pages_unread = f"the file could not be mapped ({error})"
 
 
 def _copy(
@@ -272,15 +310,23 @@ def _issued(source: sqlite3.Connection, dest: sqlite3.Connection) -> int | None:
 
 
 def salvage_into(damaged: Path, target: Path) -> Salvaged:
-    """Copy every readable, valid row of `damaged` into a new database at `target`."""
+    """Copy every readable, valid row of `damaged` into a new database at `target`.
+
+    First through SQLite, table by table; where that met damage, the pages themselves are
+    read too, for the rows under a damaged interior page. Unreadable when nothing is left.
+    """
     report = Salvaged()
     uri = f"{damaged.resolve().as_uri()}?mode=ro"
     with closing(sqlite3.connect(uri, uri=True)) as source, closing(_create(target)) as dest:
         source.execute("PRAGMA cell_size_check = ON")  # a damaged page is refused, not misread
         tables = _source_tables(source)
         for table in TABLES:
-            if table in tables:
+            if tables is not None and table in tables:
                 _copy(source, dest, table, tables[table], report)
+        if tables is None or any(report.damaged.values()):
+            _from_pages(damaged, dest, report)
+        if tables is None and not any(report.kept.values()):
+            raise Unreadable("neither its list of tables nor any of its pages can be read")
         report.rebuilt = _rebuild_states(dest)
         report.issued_reviews = _issued(source, dest)
         dest.execute("COMMIT")
