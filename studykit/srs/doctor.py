@@ -230,7 +230,7 @@ def review_log_lines(path: Path, damaged: list[int] | None = None) -> Iterator[s
 
 def export_log(path: Path, out: TextIO) -> tuple[int, int]:
     """Write the readable review log as JSON lines to `out`: (rows, damaged stretches skipped)."""
-    count, damaged = 0, []
+    count, damaged = 0, list[int]()
     for line in review_log_lines(path, damaged):
         out.write(line + "\n")
         count += 1

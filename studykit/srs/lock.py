@@ -23,7 +23,6 @@ from studykit.errors import StudykitError
 
 MAX_SESSIONS = 64
 GATE_WAIT_S = 10.0  # a restore copies the whole database while it holds the gate
-_WINDOWS = sys.platform == "win32"
 # msvcrt locks byte ranges a reader cannot read; lock one byte far past the pid text.
 _LOCKED_BYTE = 1 << 30
 
@@ -43,7 +42,7 @@ def lock_folder(database: Path) -> Path:
 def _try_lock(stream: IO[bytes]) -> bool:
     """Lock `stream`'s file without waiting; False when another open file holds the lock."""
     try:
-        if _WINDOWS:
+        if sys.platform == "win32":
             import msvcrt
 
             stream.seek(_LOCKED_BYTE)
@@ -54,15 +53,15 @@ def _try_lock(stream: IO[bytes]) -> bool:
             fcntl.flock(stream.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except (BlockingIOError, PermissionError):
         return False
-    except OSError as error:
-        if _WINDOWS:  # msvcrt reports a held lock as EACCES or EDEADLOCK
+    except OSError:
+        if sys.platform == "win32":  # msvcrt reports a held lock as EACCES or EDEADLOCK
             return False
-        raise error
+        raise
     return True
 
 
 def _unlock(stream: IO[bytes]) -> None:
-    if _WINDOWS:
+    if sys.platform == "win32":
         import msvcrt
 
         stream.seek(_LOCKED_BYTE)

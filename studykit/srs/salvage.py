@@ -146,6 +146,8 @@ def valid(columns: list[Column], values: tuple[Any, ...]) -> bool:
         if not isinstance(value, column.types):
             return False
         if column.name.endswith("_json"):
+            if not isinstance(value, str):
+                return False
             try:
                 parsed = json.loads(value)
                 if column.name in ("before_json", "after_json"):
@@ -156,7 +158,7 @@ def valid(columns: list[Column], values: tuple[Any, ...]) -> bool:
                 return False
     named = dict(zip((c.name for c in columns), values, strict=True))
     if {"key", "deck_id", "card_id"} <= named.keys():  # a card's key is its ids' hash
-        return named["key"] == card_key(named["deck_id"], named["card_id"])
+        return bool(named["key"] == card_key(named["deck_id"], named["card_id"]))
     return True
 
 
