@@ -88,9 +88,11 @@ def test_an_unreadable_database_names_the_backup_and_doctor_restores_it(
     assert refused.returncode == 1
     [line] = refused.stderr.splitlines()
     assert f"the newest backup is {backup.path}" in line and "studykit doctor --restore" in line
+    assert "`studykit doctor --salvage`" in line  # both ways back
     checked = _studykit(study_root, data_dir, "doctor")
     assert checked.returncode == 1
     assert "integrity: PROBLEMS" in checked.stdout and backup.name in checked.stdout
+    assert "studykit doctor --salvage" in checked.stdout
     restored = _studykit(study_root, data_dir, "doctor", "--restore", "newest")
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "integrity: ok" in restored.stdout and "reviews: 7" in restored.stdout

@@ -173,3 +173,15 @@ def test_salvage_is_refused_while_a_session_is_open(damaged: Path) -> None:
     with Store.open(damaged), pytest.raises(StudykitError, match="then run the salvage again"):
         doctor.salvage(damaged)
     assert damaged.read_bytes() == before
+
+
+def test_damage_met_while_reading_names_restore_and_salvage(damaged: Path) -> None:
+    with Store.open(damaged) as store, pytest.raises(StudykitError) as raised:
+        store.review_rows()  # every review: across the damaged pages
+    assert "malformed" in str(raised.value) and "`studykit doctor --salvage`" in str(raised.value)
+    damaged.write_bytes(b"garbage" * 100)  # no header left; no backups either
+    with pytest.raises(StudykitError, match="doctor --salvage"):
+        Store.open(damaged)
+    with pytest.raises(StudykitError, match="nothing can be salvaged"):
+        doctor.salvage(damaged)
+    assert damaged.read_bytes() == b"garbage" * 100
