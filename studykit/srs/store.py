@@ -165,7 +165,9 @@ class Store:
         the -wal/-shm files SQLite makes while reading go away when the connection closes.
         An existing database is copied to `backups/` before a migration and, when
         `backups_kept` > 0, at the first open of each day; the newest `backups_kept` stay.
-        A database that cannot be read names its newest backup in the error.
+        A database that cannot be read names its newest backup in the error; one that is
+        missing or empty while backups exist is refused. The store holds a session lock
+        (srs/lock.py) until it is closed.
         """
         try:
             return cls._open(Path(path), migrations, backups_kept)
@@ -214,6 +216,7 @@ class Store:
             if version == 0:
                 _refuse_if_emptied(path, no_tables=True)
             version = store.schema_version = _retry_busy(store._first_open)
+            store._identity = store._identity or file_identity(path)  # made by the first write
             if version > latest:
                 raise _newer(path, version, latest)
             keep = backups_kept or DEFAULT_KEPT
