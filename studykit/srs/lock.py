@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -136,7 +136,9 @@ class SessionLock:
         stream.close()  # closing the file drops its lock
 
     def __del__(self) -> None:
-        self.release()
+        # A store dropped unclosed; at interpreter exit the module may be half torn down.
+        with suppress(Exception):
+            self.release()
 
 
 def _holders(database: Path, *, skip_ours: bool) -> list[int | None]:
