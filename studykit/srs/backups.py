@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -92,9 +93,46 @@ def take_backup(conn: sqlite3.Connection, database: Path, reason: str, *, keep: 
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
-    for old in list_backups(database)[max(keep, 1) :]:
-        old.path.unlink(missing_ok=True)
+    _prune(conn, database, max(keep, 1))
     return Backup(target, taken, reason)
+
+
+def _reviews(conn: sqlite3.Connection) -> int | None:
+    """Rows in the review log of an open database (None: it has none, or is unreadable)."""
+    try:
+        return int(conn.execute("SELECT count(*) FROM review_log").fetchone()[0])
+    except sqlite3.DatabaseError:
+        return None
+
+
+def backup_reviews(path: Path) -> int | None:
+    """How many review-log rows a backup holds (None when it cannot be read)."""
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as conn:
+            return _reviews(conn)
+    except sqlite3.Error:
+        return None
+
+
+def _prune(conn: sqlite3.Connection, database: Path, keep: int) -> None:
+    """Delete all but the newest `keep` backups, never the newest with more reviews than now.
+
+    A database emptied by accident and then backed up day after day would otherwise push
+    the last copy of its history out of the folder.
+    """
+    backups = list_backups(database)
+    doomed = backups[keep:]
+    if not doomed:
+        return
+    current = _reviews(conn) or 0
+    for backup in backups:
+        reviews = backup_reviews(backup.path)
+        if reviews is not None and reviews > current:
+            if backup in doomed:
+                doomed.remove(backup)
+            break
+    for old in doomed:
+        old.path.unlink(missing_ok=True)
 
 
 def due_daily(database: Path, today: datetime) -> bool:

@@ -18,10 +18,11 @@ from fsrs import Rating, State
 
 from studykit.core.errors import StudykitError
 from studykit.core.files import special_kind
-from studykit.srs.backups import DEFAULT_KEPT, due_daily, newest_backup, take_backup
+from studykit.srs.backups import DEFAULT_KEPT, due_daily, take_backup
+from studykit.srs.damage import emptied, is_damage, with_hint
+from studykit.srs.lock import SessionLock, file_identity
 from studykit.srs.records import (
     ANSWER_COLUMNS,
-    STATE_COLUMNS,
     Answer,
     CardState,
     DayCount,
@@ -31,6 +32,7 @@ from studykit.srs.records import (
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration, check_migrations
 from studykit.srs.writable import read_only_reason
+from studykit.srs.writes import SELECT_STATE, UPSERT_STATE, log_answer, log_forget, state_in
 
 __all__ = [
     "LATEST_VERSION",
@@ -47,11 +49,6 @@ __all__ = [
 ]
 
 BUSY_TIMEOUT_MS = 5000
-_UPSERT_STATE = (
-    f"INSERT OR REPLACE INTO card_state ({', '.join(STATE_COLUMNS)}) "
-    f"VALUES ({', '.join('?' for _ in STATE_COLUMNS)})"
-)
-_SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
 _SELECT_ANSWER = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log"
 _SELECT_FORGET = "SELECT id, key, forgotten_at_us, before_json FROM forget_log"
 
@@ -108,17 +105,17 @@ def _newer(path: Path, version: int, latest: int) -> StoreError:
     )
 
 
-def _with_backup_hint(path: Path, error: StoreError) -> StoreError:
-    """`error`, naming the newest backup and the doctor when the file itself is the trouble."""
-    text = str(error)
-    about_access = ("newer studykit", "cannot be written", "is read-only")
-    newest = None if any(words in text for words in about_access) else newest_backup(path)
-    if newest is None:
-        return error
-    return StoreError(
-        f"{text}; the newest backup is {newest.path} ({newest.taken:%Y-%m-%d %H:%M} UTC): "
-        "`studykit doctor` checks the file, `studykit doctor --restore newest` restores it"
-    )
+def _failed(path: Path, doing: str, error: sqlite3.Error) -> StoreError:
+    """A failed read or write; a damaged file names the restore and the salvage."""
+    text = f"{path}: could not {doing} ({error})"
+    return StoreError(with_hint(path, text) if is_damage(error) else text)
+
+
+def _refuse_if_emptied(path: Path, *, no_tables: bool = False) -> None:
+    """StoreError when a missing or empty database had a history (its backups say so)."""
+    message = emptied(path, no_tables=no_tables)
+    if message is not None:
+        raise StoreError(message)
 
 
 def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
@@ -135,8 +132,18 @@ def _cannot(path: Path, doing: str, error: BaseException) -> StoreError:
 class Store:
     """The study database. Use `Store.open(path)`; close it (or use `with`)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, version: int) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        version: int,
+        session: SessionLock | None = None,
+    ) -> None:
         self._conn = conn
+        self._session = session
+        self._identity = file_identity(path)  # the file this connection has open
+        self._replaced: str | None = None  # set once the file was found replaced
         self._lock = threading.RLock()
         self.path = path
         self.schema_version = version
@@ -158,12 +165,14 @@ class Store:
         the -wal/-shm files SQLite makes while reading go away when the connection closes.
         An existing database is copied to `backups/` before a migration and, when
         `backups_kept` > 0, at the first open of each day; the newest `backups_kept` stay.
-        A database that cannot be read names its newest backup in the error.
+        A database that cannot be read names its newest backup in the error; one that is
+        missing or empty while backups exist is refused. The store holds a session lock
+        (srs/lock.py) until it is closed.
         """
         try:
             return cls._open(Path(path), migrations, backups_kept)
         except StoreError as error:
-            raise _with_backup_hint(Path(path), error) from error.__cause__
+            raise StoreError(with_hint(Path(path), str(error))) from error.__cause__
 
     @classmethod
     def _open(cls, path: Path, migrations: Sequence[Migration], backups_kept: int) -> Store:
@@ -171,18 +180,43 @@ class Store:
         kind = special_kind(path)
         if kind is not None:
             raise StoreError(f"{path}: this is {kind}, not a database file; move it out of the way")
+        _refuse_if_emptied(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as error:
+            # Before the file is opened: a restore, which needs every session closed,
+            # cannot replace it between our open and our lock.
+            session = SessionLock.take(path)
+        except OSError as error:
             raise _cannot(path, "open the study database", error) from error
-        store = cls(conn, path, version=0)
+        try:
+            return cls._open_locked(path, migrations, backups_kept, session, latest)
+        except BaseException:
+            session.release()
+            raise
+
+    @classmethod
+    def _open_locked(
+        cls,
+        path: Path,
+        migrations: Sequence[Migration],
+        backups_kept: int,
+        session: SessionLock,
+        latest: int,
+    ) -> Store:
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise _cannot(path, "open the study database", error) from error
+        store = cls(conn, path, version=0, session=session)
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = _retry_busy(lambda: _read_version(conn, path))
             if version > latest:
                 raise _newer(path, version, latest)
+            if version == 0:
+                _refuse_if_emptied(path, no_tables=True)
             version = store.schema_version = _retry_busy(store._first_open)
+            store._identity = store._identity or file_identity(path)  # made by the first write
             if version > latest:
                 raise _newer(path, version, latest)
             keep = backups_kept or DEFAULT_KEPT
@@ -261,9 +295,12 @@ class Store:
                 else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK")
             )
             try:
+                self._check_same_file()
                 conn.execute(begin)
                 try:
                     yield conn
+                    if not self._batching:
+                        self._check_same_file()  # nothing is acknowledged into a replaced file
                     conn.execute(end)
                 except BaseException:
                     if conn.in_transaction:
@@ -272,7 +309,18 @@ class Store:
                             conn.execute(end)
                     raise
             except sqlite3.Error as error:
-                raise StoreError(f"{self.path}: could not save ({error})") from error
+                raise _failed(self.path, "save", error) from error
+
+    def _check_same_file(self) -> None:
+        """StoreError when the file at `path` is no longer the one this store has open."""
+        if self._replaced is None and file_identity(self.path) != self._identity:
+            self._replaced = (
+                f"{self.path} was replaced or removed while this studykit had it open (by a "
+                "restore?); nothing more is saved here, this change included. Quit and start "
+                "studykit again"
+            )
+        if self._replaced is not None:
+            raise StoreError(self._replaced)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -289,13 +337,13 @@ class Store:
             try:
                 return self._conn.execute(sql, params).fetchall()
             except sqlite3.Error as error:
-                raise StoreError(f"{self.path}: could not read ({error})") from error
+                raise _failed(self.path, "read", error) from error
 
     # -- card state ----------------------------------------------------------------------
 
     def load_states(self) -> list[CardState]:
         """Every stored card state (including cards no longer in the YAML)."""
-        return [CardState.from_row(row) for row in self._query(_SELECT_STATE)]
+        return [CardState.from_row(row) for row in self._query(SELECT_STATE)]
 
     def queue_rows(self) -> list[tuple[Any, ...]]:
         """(deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us) per row."""
@@ -308,7 +356,7 @@ class Store:
     def states_in(self, deck_ids: Sequence[str]) -> list[CardState]:
         """The stored card states of these decks."""
         marks = ", ".join("?" for _ in deck_ids)
-        rows = self._query(f"{_SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
+        rows = self._query(f"{SELECT_STATE} WHERE deck_id IN ({marks})", tuple(deck_ids))
         return [CardState.from_row(row) for row in rows]
 
     def states_of(self, keys: Sequence[int]) -> dict[int, CardState]:
@@ -317,14 +365,14 @@ class Store:
         for start in range(0, len(keys), 500):
             chunk = tuple(keys[start : start + 500])
             marks = ", ".join("?" for _ in chunk)
-            for row in self._query(f"{_SELECT_STATE} WHERE key IN ({marks})", chunk):
+            for row in self._query(f"{SELECT_STATE} WHERE key IN ({marks})", chunk):
                 state = CardState.from_row(row)
                 found[state.key] = state
         return found
 
     def get_state(self, key: int) -> CardState | None:
         """The stored state of one card, if it has one."""
-        rows = self._query(f"{_SELECT_STATE} WHERE key = ?", (key,))
+        rows = self._query(f"{SELECT_STATE} WHERE key = ?", (key,))
         return CardState.from_row(rows[0]) if rows else None
 
     def put_state(self, state: CardState) -> None:
@@ -334,7 +382,7 @@ class Store:
     def put_states(self, states: Iterable[CardState]) -> None:
         """Insert or replace many card states in one committed transaction."""
         with self._transaction() as conn:
-            conn.executemany(_UPSERT_STATE, (state.to_row() for state in states))
+            conn.executemany(UPSERT_STATE, (state.to_row() for state in states))
 
     # -- review log ----------------------------------------------------------------------
 
@@ -349,32 +397,40 @@ class Store:
         variant_seed: int | None = None,
     ) -> int:
         """Write the new state and its log row in ONE committed transaction; the log id."""
-        if before.key != after.key:
-            raise ValueError("before and after belong to different cards")
-        if after.state is None:
-            raise ValueError("an answered card cannot be new")
         with self._transaction() as conn:
-            conn.execute(_UPSERT_STATE, after.to_row())
-            cursor = conn.execute(
-                "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
-                "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    after.key,
-                    after.deck_id,
-                    after.card_id,
-                    int(rating),
-                    to_us(reviewed_at),
-                    max(0, int(duration_ms)),
-                    None if before.state is None else int(before.state),
-                    int(after.state),
-                    before.to_json(),
-                    after.to_json(),
-                    variant_seed,
-                ),
-            )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
+            return log_answer(conn, before, after, rating, reviewed_at, duration_ms, variant_seed)
+
+    def answer_card(
+        self,
+        fresh: CardState,
+        decide: Callable[[CardState], CardState],
+        *,
+        rating: Rating,
+        reviewed_at: datetime,
+        duration_ms: int,
+        variant_seed: int | None = None,
+    ) -> tuple[CardState, CardState, int]:
+        """Answer one card: (before, after, log id), all in ONE write transaction.
+
+        The stored state (`fresh` when there is none) is read inside the transaction and
+        `decide` turns it into the new one, so another process's answer to the same card
+        in between is built on, never overwritten.
+        """
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            after = decide(before)
+            log_id = log_answer(conn, before, after, rating, reviewed_at, duration_ms, variant_seed)
+        return before, after, log_id
+
+    def change_state(
+        self, fresh: CardState, change: Callable[[CardState], CardState]
+    ) -> tuple[CardState, CardState]:
+        """Read one card's state and write `change(state)`, in one transaction; (before, after)."""
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            after = change(before)
+            conn.execute(UPSERT_STATE, after.to_row())
+        return before, after
 
     def import_state(self, state: CardState, *, reviewed_at: datetime, source: str) -> bool:
         """Give a card a starting state from elsewhere, with a log row marked `source`.
@@ -386,13 +442,13 @@ class Store:
         if imported_as is None:
             raise ValueError("an imported state cannot be new")
         with self._transaction() as conn:
-            rows = conn.execute(f"{_SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
+            rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
             before = CardState.from_row(rows[0]) if rows else None
             if before is not None and before.state is not None:
                 return False
             if before is not None:  # keep flags such as suspended
                 state = replace(state, suspended=before.suspended, leech=before.leech)
-            conn.execute(_UPSERT_STATE, state.to_row())
+            conn.execute(UPSERT_STATE, state.to_row())
             conn.execute(
                 "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
                 "duration_ms, state_before, state_after, before_json, after_json, source) "
@@ -441,23 +497,25 @@ class Store:
             deleted = conn.execute("DELETE FROM review_log WHERE id = ?", (answer_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: review {answer_id} is no longer in the log")
-            conn.execute(_UPSERT_STATE, restored.to_row())
+            conn.execute(UPSERT_STATE, restored.to_row())
 
     # -- forget log ----------------------------------------------------------------------
 
     def record_forget(self, before: CardState, after: CardState, *, at: datetime) -> int:
         """Write the reset state and keep the state before, in ONE committed transaction."""
-        if before.key != after.key:
-            raise ValueError("before and after belong to different cards")
         with self._transaction() as conn:
-            conn.execute(_UPSERT_STATE, after.to_row())
-            cursor = conn.execute(
-                "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (after.key, after.deck_id, after.card_id, to_us(at), before.to_json()),
-            )
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
+            return log_forget(conn, before, after, at)
+
+    def forget_card(self, fresh: CardState, *, at: datetime) -> tuple[CardState, int] | None:
+        """Reset a card to new, reading its state in the same transaction; (before, log id).
+
+        None, and nothing written, for a card that is new.
+        """
+        with self._transaction() as conn:
+            before = state_in(conn, fresh)
+            if before.state is None:
+                return None
+            return before, log_forget(conn, before, before.as_new(), at)
 
     def last_forget(self) -> Forget | None:
         """The most recent forget, if any."""
@@ -475,7 +533,7 @@ class Store:
             deleted = conn.execute("DELETE FROM forget_log WHERE id = ?", (forget_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: forget {forget_id} is no longer in the log")
-            conn.execute(_UPSERT_STATE, restored.to_row())
+            conn.execute(UPSERT_STATE, restored.to_row())
 
     def day_counts(self, since: datetime) -> dict[str, DayCount]:
         """Per deck: answers, first answers of new cards, and answers of review cards."""
@@ -626,6 +684,8 @@ class Store:
         """Close the connection (idempotent)."""
         with self._lock:
             self._conn.close()
+            if self._session is not None:
+                self._session.release()
 
     def __enter__(self) -> Self:
         return self

@@ -19,6 +19,7 @@ from studykit.srs import studyday
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.limits import DailyTally, ScopeLimits
+from studykit.srs.lock import describe, other_sessions
 from studykit.srs.queue import DeckIndex, earliest, index_decks
 from studykit.srs.records import Answer, CardState, from_us, to_us
 from studykit.srs.scheduler import Rating, Scheduler, State, card_key, ensure_utc, utc_now
@@ -388,21 +389,24 @@ class StudySession:
 
     # -- changes ---------------------------------------------------------------------------
 
-    def _locate(self, card: StudyCard) -> tuple[Callable[[CardState], None], CardState]:
-        """A function that updates the card in the queue, and its current stored state."""
-        key = card_key(card.deck.id, card.card.id)
-        state = self.store.get_state(key) or CardState(key, card.deck.id, card.card.id)
+    def _fresh(self, card: StudyCard) -> CardState:
+        """The state of `card` before it was ever answered."""
+        return CardState(card_key(card.deck.id, card.card.id), card.deck.id, card.card.id)
+
+    def _reindexer(self, card: StudyCard) -> Callable[[CardState], None]:
+        """A function that puts the card's new state into the queue (a no-op once unloaded)."""
         found = self._find(card.deck.id, card.card.id)
         if found is None:
-            return (lambda _: None), state  # the card is no longer loaded; its row stays
+            return lambda _: None  # the card is no longer loaded; its row stays
         index, pos = found
-        return (lambda new: index.put(pos, new)), state
+        return lambda new: index.put(pos, new)
 
     @_synchronized
     def intervals(self, card: StudyCard) -> dict[Rating, timedelta]:
         """The next interval for each rating (without fuzz); nothing changes."""
         now = self.now()
-        _, state = self._locate(card)
+        fresh = self._fresh(card)
+        state = self.store.get_state(fresh.key) or fresh
         return self._scheduler(card.deck).preview(to_fsrs(state, now), now=now)
 
     @_synchronized
@@ -417,20 +421,27 @@ class StudySession:
         """Rate a card; state and log are committed in one transaction before this returns."""
         rating = Rating(rating)
         now, _, _ = self._window()  # before the write, so a new day's recount cannot see it
-        reindex, before = self._locate(card)
-        reviewed, _ = self._scheduler(card.deck).review(
-            to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
-        )
-        after = answered(before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses)
-        log_id = self.store.record_answer(
-            before,
-            after,
+        scheduler = self._scheduler(card.deck)
+
+        def decide(before: CardState) -> CardState:
+            reviewed, _ = scheduler.review(
+                to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
+            )
+            return answered(
+                before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses
+            )
+
+        # The state is read inside the write transaction: another studykit's answer to this
+        # card in between is built on, not overwritten.
+        before, after, log_id = self.store.answer_card(
+            self._fresh(card),
+            decide,
             rating=rating,
             reviewed_at=now,
             duration_ms=duration_ms,
             variant_seed=variant_seed,
         )
-        reindex(after)
+        self._reindexer(card)(after)
         self._today.record(card.deck.id, before.state)
         self._push("rate", before, log_id)
 
@@ -510,11 +521,9 @@ class StudySession:
     def _change(
         self, card: StudyCard, action: Action, change: Callable[[CardState], CardState]
     ) -> None:
-        reindex, state = self._locate(card)
-        updated = change(state)
-        self.store.put_state(updated)
-        reindex(updated)
-        self._push(action, state)
+        before, after = self.store.change_state(self._fresh(card), change)
+        self._reindexer(card)(after)
+        self._push(action, before)
 
     @_synchronized
     def bury(self, card: StudyCard) -> None:
@@ -543,12 +552,11 @@ class StudySession:
 
         Suspension, leech and bury flags stay. False (nothing done) for a card that is new.
         """
-        reindex, before = self._locate(card)
-        if before.state is None:
+        done = self.store.forget_card(self._fresh(card), at=self.now())
+        if done is None:
             return False
-        after = before.as_new()
-        log_id = self.store.record_forget(before, after, at=self.now())
-        reindex(after)
+        before, log_id = done
+        self._reindexer(card)(before.as_new())
         self._push("forget", before, log_id)
         return True
 
@@ -830,6 +838,11 @@ class StudySession:
     # -- lifetime --------------------------------------------------------------------------
 
     @_synchronized
+    def other_sessions(self) -> str:
+        """`another studykit (pid 42)` while other processes have the database open, else ''."""
+        others = other_sessions(self.store.path)
+        return describe(others) if others else ""
+
     def close(self) -> None:
         """Close the store."""
         self.store.close()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.robustness.conftest import start_reviewer
+from tests.robustness.conftest import deck_yaml, start_reviewer
 
 ANSWERS = 40
 
@@ -45,3 +45,30 @@ def test_two_reviewers_lose_nothing(
     if not fresh:
         expected["beta"] = expected.get("beta", 0) + 1
     assert rows == expected
+
+
+HAMMERED = 150  # answers per process, over two cards
+
+
+def test_two_processes_on_the_same_cards_keep_every_schedule_update(tmp_path: Path) -> None:
+    """Each answer reads the card's state inside its write transaction: reps == answers."""
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    (root / "content").mkdir()
+    (root / "decks" / "tiny.yaml").write_text(deck_yaml("tiny", 2), encoding="utf-8")
+    data_dir = tmp_path / "data"
+    warm = start_reviewer(root, data_dir, "tiny", 1, 99)  # the database exists before the race
+    assert warm.wait(timeout=60) == 0
+    children = [start_reviewer(root, data_dir, "tiny", HAMMERED, seed) for seed in (1, 2)]
+    for child in children:
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, err
+        assert out.splitlines()[-1] == f"done {HAMMERED}"
+    conn = sqlite3.connect(data_dir / "studykit.sqlite3")
+    try:
+        answers = dict(conn.execute("SELECT key, count(*) FROM review_log GROUP BY key"))
+        reps = dict(conn.execute("SELECT key, reps FROM card_state"))
+    finally:
+        conn.close()
+    assert sum(answers.values()) == 2 * HAMMERED + 1
+    assert reps == answers  # no answer's update of the card was overwritten by the other's

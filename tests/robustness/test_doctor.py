@@ -15,6 +15,7 @@ import pytest
 from studykit.srs.backups import list_backups
 from studykit.srs.store import LATEST_VERSION, MIGRATIONS, Migration, Store, StoreError
 from tests.robustness.conftest import child_env
+from tests.robustness.test_read_only import read_only
 from tests.robustness.test_wal_only import REVIEWS, _answer, wal_only_database
 
 
@@ -87,9 +88,11 @@ def test_an_unreadable_database_names_the_backup_and_doctor_restores_it(
     assert refused.returncode == 1
     [line] = refused.stderr.splitlines()
     assert f"the newest backup is {backup.path}" in line and "studykit doctor --restore" in line
+    assert "`studykit doctor --salvage`" in line  # both ways back
     checked = _studykit(study_root, data_dir, "doctor")
     assert checked.returncode == 1
     assert "integrity: PROBLEMS" in checked.stdout and backup.name in checked.stdout
+    assert "studykit doctor --salvage" in checked.stdout
     restored = _studykit(study_root, data_dir, "doctor", "--restore", "newest")
     assert restored.returncode == 0, restored.stdout + restored.stderr
     assert "integrity: ok" in restored.stdout and "reviews: 7" in restored.stdout
@@ -124,8 +127,22 @@ def test_doctor_exports_the_review_log_as_json_lines(study_root: Path, tmp_path:
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [row["card_id"] for row in rows] == ["c0", "c1", "c2", "c3"]
     assert rows[0]["after"]["card_id"] == "c0" and rows[0]["reviewed_at"].startswith("2026-03-02")
+
+
+def test_restore_of_a_name_that_is_no_backup_is_bad_input(study_root: Path, tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    database = data_dir / "studykit.sqlite3"
+    _with_reviews(database, 2)
     missing = _studykit(study_root, data_dir, "doctor", "--restore", "nope")
-    assert missing.returncode == 1 and "no backups" in missing.stderr
+    assert missing.returncode == 2 and "no backups" in missing.stderr  # a wrong name: exit 2
+    nothing = _studykit(study_root, data_dir, "doctor", "--restore", "newest")
+    assert nothing.returncode == 1 and "nothing to restore" in nothing.stderr  # a problem: 1
+    Store.open(database, backups_kept=5).close()
+    [backup] = list_backups(database)
+    wrong = _studykit(study_root, data_dir, "doctor", "--restore", "nope")
+    assert wrong.returncode == 2, wrong.stderr
+    [line] = wrong.stderr.splitlines()
+    assert line.startswith("studykit: error: no backup called 'nope'") and backup.name in line
 
 
 def test_a_failed_daily_backup_does_not_stop_studying(tmp_path: Path) -> None:
@@ -147,3 +164,50 @@ def test_no_upgrade_without_its_backup(tmp_path: Path) -> None:
         Store.open(database, migrations=(*MIGRATIONS, newer))
     with Store.open(database) as store:
         assert store.schema_version == LATEST_VERSION
+
+
+def test_doctor_on_a_read_only_mount_says_so_and_finds_a_healthy_file_fine(
+    study_root: Path, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    database = data_dir / "studykit.sqlite3"
+    _with_reviews(database, 6)
+    Store.open(database, backups_kept=5).close()
+    before = {p.name: p.read_bytes() for p in data_dir.iterdir() if p.is_file()}
+    with read_only(data_dir):
+        result = _studykit(study_root, data_dir, "doctor")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"read-only: the folder {data_dir} cannot be written" in result.stdout
+    assert "integrity: ok" in result.stdout and "reviews: 6" in result.stdout
+    assert "checkpoint: not run" in result.stdout and "--restore" not in result.stdout
+    assert {p.name: p.read_bytes() for p in data_dir.iterdir() if p.is_file()} == before
+
+
+def test_doctor_fails_when_its_checkpoint_fails_on_a_full_disk(
+    study_root: Path, tmp_path: Path
+) -> None:
+    """A file-size limit (RLIMIT_FSIZE) in the child stands in for a full disk."""
+    broken = wal_only_database(tmp_path)  # the checkpoint must grow the file
+    limit = broken.stat().st_size
+    script = (
+        "import resource, signal, sys\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"  # EFBIG instead of being killed
+        f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n"
+        "from studykit.cli import main\n"
+        "main(sys.argv[1:])\n"
+    )
+    where = ["--root", str(study_root), "--data-dir", str(broken.parent)]
+    result = subprocess.run(
+        [sys.executable, "-c", script, *where, "doctor"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "checkpoint: FAILED" in result.stdout and "free some disk space" in result.stdout
+    assert Path(f"{broken}-wal").stat().st_size > 0  # the commits still wait in the WAL
+    healthy = _studykit(study_root, broken.parent, "doctor")  # with room again, it finishes
+    assert healthy.returncode == 0 and f"reviews: {REVIEWS}" in healthy.stdout

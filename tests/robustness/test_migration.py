@@ -33,7 +33,8 @@ def test_cli_refuses_a_newer_schema_in_one_line(study_root: Path, tmp_path: Path
     conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (LATEST_VERSION + 5,))
     conn.commit()
     conn.close()
-    before = {path.name: path.read_bytes() for path in data_dir.iterdir()}
+    # Files only: `studykit.sqlite3.locks/` holds the session locks, no data.
+    before = {path.name: path.read_bytes() for path in data_dir.iterdir() if path.is_file()}
     result = _studykit("--data-dir", str(data_dir), "--root", str(study_root), "decks")
     assert result.returncode != 0
     assert "Traceback" not in result.stderr
@@ -42,7 +43,7 @@ def test_cli_refuses_a_newer_schema_in_one_line(study_root: Path, tmp_path: Path
     assert lines[0].startswith("studykit: error: ")
     assert "newer studykit" in lines[0] and f"schema version {LATEST_VERSION + 5}" in lines[0]
     assert result.stdout == ""
-    after = {path.name: path.read_bytes() for path in data_dir.iterdir()}
+    after = {path.name: path.read_bytes() for path in data_dir.iterdir() if path.is_file()}
     assert after == before  # same files, same bytes: no backup, no WAL, nothing written
 
 

@@ -41,6 +41,10 @@ def deck_filter(name: str, deck_id: str | None) -> str:
     return "" if deck_id is None else f"deck:{deck_id}"
 
 
+NOTICE_EVERY_S = 5.0
+"""How often home looks for another studykit on the same data folder (a few file locks)."""
+
+
 class HomeScreen(Screen[None]):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
@@ -75,6 +79,7 @@ class HomeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Vertical(id="home-body"):
+            yield Static("", id="home-notice", markup=False)
             yield Static("", id="deck-columns", markup=False)
             yield DeckTree(id="decks")
             yield Static("", id="deck-info", markup=False)
@@ -86,6 +91,7 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.refresh_decks()
         self.query_one(DeckTree).focus()
+        self.set_interval(NOTICE_EVERY_S, self.update_notice)
 
     def on_screen_suspend(self) -> None:
         self._stale = True
@@ -136,6 +142,18 @@ class HomeScreen(Screen[None]):
         heading = f"Not loaded — {plural(len(problems), 'problem')} in {plural(files, 'file')}:"
         lines = [heading, *(str(p) for p in problems)]
         self.query_one("#problems-text", Static).update("\n".join(lines))
+        self.update_notice()
+
+    def update_notice(self) -> None:
+        """Say so while another studykit has this data folder open (it may show the same card)."""
+        others = self.session.other_sessions()
+        notice = self.query_one("#home-notice", Static)
+        notice.display = bool(others)
+        if others:
+            notice.update(
+                f"This data folder is also open in {others}: both may show you the same "
+                "card. Every answer is kept; quit one to study in one place."
+            )
 
     def _highlighted(self) -> DeckGroup | None:
         node = self.query_one(DeckTree).cursor_node

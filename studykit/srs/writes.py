@@ -1,0 +1,73 @@
+"""The SQL that writes one card's state with its log row, on a connection in a transaction."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from fsrs import Rating
+
+from studykit.srs.records import STATE_COLUMNS, CardState, to_us
+
+UPSERT_STATE = (
+    f"INSERT OR REPLACE INTO card_state ({', '.join(STATE_COLUMNS)}) "
+    f"VALUES ({', '.join('?' for _ in STATE_COLUMNS)})"
+)
+SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
+
+
+def state_in(conn: sqlite3.Connection, fresh: CardState) -> CardState:
+    """The stored state of `fresh`'s card, read on `conn` (`fresh` when it has none)."""
+    rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (fresh.key,)).fetchall()
+    return CardState.from_row(rows[0]) if rows else fresh
+
+
+def log_answer(
+    conn: sqlite3.Connection,
+    before: CardState,
+    after: CardState,
+    rating: Rating,
+    reviewed_at: datetime,
+    duration_ms: int,
+    variant_seed: int | None,
+) -> int:
+    """Write `after` and its review-log row on `conn` (inside a transaction); the log id."""
+    if before.key != after.key:
+        raise ValueError("before and after belong to different cards")
+    if after.state is None:
+        raise ValueError("an answered card cannot be new")
+    conn.execute(UPSERT_STATE, after.to_row())
+    cursor = conn.execute(
+        "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+        "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            after.key,
+            after.deck_id,
+            after.card_id,
+            int(rating),
+            to_us(reviewed_at),
+            max(0, int(duration_ms)),
+            None if before.state is None else int(before.state),
+            int(after.state),
+            before.to_json(),
+            after.to_json(),
+            variant_seed,
+        ),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def log_forget(conn: sqlite3.Connection, before: CardState, after: CardState, at: datetime) -> int:
+    """Write the reset `after` and a forget-log row keeping `before`, on `conn`; the log id."""
+    if before.key != after.key:
+        raise ValueError("before and after belong to different cards")
+    conn.execute(UPSERT_STATE, after.to_row())
+    cursor = conn.execute(
+        "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (after.key, after.deck_id, after.card_id, to_us(at), before.to_json()),
+    )
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
