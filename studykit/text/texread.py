@@ -77,9 +77,10 @@ class TexReader(ABC, Generic[T]):
         self.pos += 1
         return self.until("]")
 
-    def script(self, marks: tuple[str, ...] = _SCRIPTS) -> tuple[str, T] | None:
-        """The next `^` or `_` and its argument; spaces before the mark are skipped, as TeX
-        skips them. None, with nothing consumed, when no mark follows."""
+    def script(self, *marks: str) -> tuple[str, T] | None:
+        """The next `^` or `_` (or one of `marks`) and its argument; spaces before the mark are
+        skipped, as TeX skips them. None, with nothing consumed, when no such mark follows."""
+        marks = marks or _SCRIPTS
         ahead = self.pos
         while ahead < len(self.texts) and self.texts[ahead] == " ":
             ahead += 1

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from studykit.checking import run_check
 from studykit.checking.equations import Context, check_says, check_span, check_text
+from studykit.expressions.statements import statements
 from studykit.expressions.texlex import TexError, tokenize
 from studykit.expressions.texnodes import names, render, written_number
-from studykit.expressions.texparse import statements
 from tests.unit.test_check import ROOT, studykit
 
 PLANTS = ROOT / "tests" / "data" / "check" / "equations"
