@@ -69,6 +69,15 @@ def test_chains_split_at_relations_and_statements_at_separators() -> None:
     assert cut.tex == "5000 - 32 = 4968"
 
 
+@pytest.mark.parametrize("body", ["^", "!", "'"])
+def test_a_text_is_never_read_as_the_maths_its_body_spells(body: str) -> None:
+    """`\\text{^}` is prose, not a superscript: the TeX reader sees the command, not its body."""
+    (chain,) = statements(rf"y = 2 x \text{{ for }} x = 2 \text{{{body}}} 3")
+    (binding,) = chain.bindings
+    assert binding.sides[1].node is None
+    assert binding.sides[1].problem == rf"`\text{{{body}}}` inside an expression"
+
+
 @pytest.mark.parametrize(
     ("tex", "reason"),
     [
