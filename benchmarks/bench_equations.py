@@ -18,9 +18,9 @@ from studykit.checking.equations import maths_spans, without_cloze
 from studykit.content.loading import load_library
 from studykit.core.config import bundled_root
 from studykit.expressions import parse
+from studykit.expressions.statements import statements
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import render
-from studykit.expressions.texparse import statements
 
 
 def bundled_sides(root: Path) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Final
 
 from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
 from studykit.expressions import ExpressionError, ExpressionTimeout
+from studykit.expressions.statements import Side, Statement, statements
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import (
     Bin,
@@ -28,7 +29,6 @@ from studykit.expressions.texnodes import (
     names,
     written_number,
 )
-from studykit.expressions.texparse import Side, Statement, statements
 from studykit.quiz.variants import format_number, placeholders
 from studykit.text.clozes import CLOZE_PATTERN
 from studykit.text.mathscan import Maths, split_code_fences, split_maths

@@ -20,7 +20,7 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.common import generator, pick_ks
 from studykit.experiments.costs import cost
-from studykit.text.mathtext import superscript
+from studykit.text.unicodemath import superscript
 
 if TYPE_CHECKING:
     import torch

@@ -19,7 +19,7 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.common import generator, orthogonal, pick_ks
 from studykit.experiments.costs import cost
-from studykit.text.mathtext import superscript
+from studykit.text.unicodemath import superscript
 
 PARAMS = (
     Param(

@@ -15,8 +15,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from studykit.text.htmlrule import balanced, sanitized
+from studykit.text.mathjax import latex_to_mathjax
 from studykit.text.mathscan import Maths, replace_maths, split_code_fences
-from studykit.text.mathtext import latex_to_mathjax
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt

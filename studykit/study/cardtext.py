@@ -10,7 +10,8 @@ from studykit.content.images import image_placeholders
 from studykit.content.model import COMPUTED_KINDS, Card, Note
 from studykit.text.clozes import CLOZE_PATTERN
 from studykit.text.mathscan import split_code_fences, split_maths
-from studykit.text.mathtext import latex_to_unicode, markdown_to_terminal
+from studykit.text.prose import markdown_to_terminal
+from studykit.text.unicodemath import latex_to_unicode
 
 if TYPE_CHECKING:
     from studykit.quiz import Variant

@@ -12,7 +12,7 @@ from studykit.content.citations import render_citations
 from studykit.content.model import COMPUTED_KINDS, Card, Note
 from studykit.core.defaults import QUIZ_QUESTIONS
 from studykit.text.clozes import CLOZE_PATTERN
-from studykit.text.mathtext import latex_to_unicode
+from studykit.text.unicodemath import latex_to_unicode
 
 if TYPE_CHECKING:
     from studykit.quiz.grading import Grade

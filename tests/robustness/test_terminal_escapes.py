@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from studykit.core.terminal import LINE_LIMIT, NAME_LIMIT, one_line, terminal_safe
-from studykit.text.mathtext import markdown_to_terminal
+from studykit.text.prose import markdown_to_terminal
 from studykit.tui.widgets.deck_tree import build_deck_groups
 from tests.robustness.conftest import child_env
 

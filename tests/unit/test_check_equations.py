@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from studykit.checking import run_check
 from studykit.checking.equations import Context, check_says, check_span, check_text
+from studykit.expressions.statements import statements
 from studykit.expressions.texlex import TexError, tokenize
 from studykit.expressions.texnodes import names, render, written_number
-from studykit.expressions.texparse import statements
 from tests.unit.test_check import ROOT, studykit
 
 PLANTS = ROOT / "tests" / "data" / "check" / "equations"
@@ -67,6 +67,15 @@ def test_chains_split_at_relations_and_statements_at_separators() -> None:
     assert [binding.tex for binding in bound.bindings] == ["T = 50", "V = 32000"]
     (cut,) = statements(r"5000 - 32 = 4968 \text{ idle cores (one per sequence)}")
     assert cut.tex == "5000 - 32 = 4968"
+
+
+@pytest.mark.parametrize("body", ["^", "!", "'"])
+def test_a_text_is_never_read_as_the_maths_its_body_spells(body: str) -> None:
+    """`\\text{^}` is prose, not a superscript: the TeX reader sees the command, not its body."""
+    (chain,) = statements(rf"y = 2 x \text{{ for }} x = 2 \text{{{body}}} 3")
+    (binding,) = chain.bindings
+    assert binding.sides[1].node is None
+    assert binding.sides[1].problem == rf"`\text{{{body}}}` inside an expression"
 
 
 @pytest.mark.parametrize(

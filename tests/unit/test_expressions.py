@@ -588,7 +588,7 @@ def test_the_module_never_runs_content_as_code() -> None:
     ],
 )
 def test_names_become_latex_that_reads_as_the_name(name: str, latex: str, terminal: str) -> None:
-    from studykit.text.mathtext import latex_to_unicode
+    from studykit.text.unicodemath import latex_to_unicode
 
     assert parse(name, names={name}).latex() == latex
     assert latex_to_unicode(latex) == terminal

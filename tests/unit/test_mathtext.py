@@ -11,8 +11,10 @@ from textual.app import App, ComposeResult
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
 
+from studykit.text.mathjax import latex_to_mathjax
 from studykit.text.mathscan import Maths, closing, split_code_fences, split_maths
-from studykit.text.mathtext import latex_to_mathjax, latex_to_unicode, markdown_to_terminal
+from studykit.text.prose import markdown_to_terminal
+from studykit.text.unicodemath import latex_to_unicode
 
 # The seed note's formulas (seed/rnn-limitations-notes.txt), extraction damage repaired as
 # CONTENT-AUDIT.md says (`W_{x h}` -> `W_{xh}`, `σ_{m a x}` -> `\sigma_{\max}`, `e x p` ->

@@ -17,7 +17,7 @@ from studykit.content.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, grade
 from studykit.study.cardtext import expected_text, side_markdown, worked_text
 from studykit.study.session import Rating
-from studykit.text.mathtext import latex_to_unicode
+from studykit.text.unicodemath import latex_to_unicode
 from studykit.tui.guard import LoudWorkers
 
 GRADE_WORKER = "grade-answer"
