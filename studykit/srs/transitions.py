@@ -10,7 +10,7 @@ import fsrs
 from studykit.srs.records import Answer, CardState
 from studykit.srs.scheduler import Rating, Scheduler, State
 
-__all__ = ["answered", "is_leech", "to_fsrs", "undone"]
+__all__ = ["answered", "is_leech", "to_fsrs", "undone", "with_memory"]
 
 
 def to_fsrs(state: CardState, now: datetime) -> fsrs.Card:
@@ -28,6 +28,19 @@ def to_fsrs(state: CardState, now: datetime) -> fsrs.Card:
     )
 
 
+def with_memory(state: CardState, card: fsrs.Card) -> CardState:
+    """`state` with the schedule and memory state of fsrs's `card` (counts and flags kept)."""
+    return replace(
+        state,
+        state=State(card.state),
+        step=card.step,
+        stability=card.stability,
+        difficulty=card.difficulty,
+        due=card.due,
+        last_review=card.last_review,
+    )
+
+
 def is_leech(lapses: int, threshold: int) -> bool:
     """True when a card reaching `lapses` lapses becomes (again) a leech."""
     # Anki's rule: a leech at the threshold, then again every half threshold.
@@ -42,13 +55,7 @@ def answered(
     lapses = before.lapses + int(lapse)
     leech_now = lapse and is_leech(lapses, leech_lapses)
     return replace(
-        before,
-        state=State(reviewed.state),
-        step=reviewed.step,
-        stability=reviewed.stability,
-        difficulty=reviewed.difficulty,
-        due=reviewed.due,
-        last_review=reviewed.last_review,
+        with_memory(before, reviewed),
         reps=before.reps + 1,
         lapses=lapses,
         suspended=before.suspended or leech_now,

@@ -1,0 +1,126 @@
+"""The session's part that searches the loaded cards for the browser and `studykit cards`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from itertools import islice
+
+from studykit.srs.queue import DeckIndex
+from studykit.srs.scheduler import State
+from studykit.srs.store import Store
+from studykit.study.browsing import (
+    BROWSE_LIMIT,
+    Browse,
+    CardRow,
+    HistoryRow,
+    card_facts,
+    deck_facts,
+    history_rows,
+)
+from studykit.study.card import StudyCard
+from studykit.study.decks import LoadedDecks
+from studykit.study.search import Facts, Query
+
+__all__ = ["CardSearch"]
+
+Window = Callable[[], tuple[object, int, int]]
+"""(now, now in epoch µs, end of today in µs), as the session counts them."""
+
+
+class CardSearch:
+    """Searches in Anki's syntax over the loaded decks; rows read fresh from the store."""
+
+    def __init__(self, store: Store, decks: LoadedDecks, window: Window) -> None:
+        self._store = store
+        self._decks = decks
+        self._window = window
+        self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
+
+    @staticmethod
+    def states_of(index: DeckIndex, pos: int, now_us: int, end_us: int) -> frozenset[str]:
+        """The `is:` states a card has now: new/learning/review, suspended, leech, buried, due."""
+        slot = index.slots[pos]
+        states = set()
+        if slot.state is None:
+            states.add("new")
+        elif slot.state == State.Review:
+            states.add("review")
+        else:
+            states.add("learning")
+        buried = index.is_buried(pos, now_us)
+        if slot.suspended:
+            states.add("suspended")
+        if slot.leech:
+            states.add("leech")
+        if buried:
+            states.add("buried")
+        due = slot.due_us is not None and slot.due_us < end_us
+        if slot.state is not None and due and not slot.suspended and not buried:
+            states.add("due")
+        return frozenset(states)
+
+    def _card_facts(self, index: DeckIndex) -> list[Facts]:
+        """The search facts of a deck's cards, built on first use."""
+        facts = self._facts.get(index.deck.id)
+        if facts is None:
+            deck = self._decks.model(index)
+            deck_tags = deck_facts(deck).tags
+            facts = [card_facts(deck, card, deck_tags) for card in deck.cards]
+            self._facts[index.deck.id] = facts
+        return facts
+
+    def browse(
+        self, query: Query, *, deck_id: str | None = None, limit: int = BROWSE_LIMIT
+    ) -> Browse:
+        """Cards matching `query` (in one deck and its sub-decks, or all), in deck order.
+
+        At most `limit` rows are built; the others are only counted.
+        """
+        scope = self._decks.deck_scope(deck_id)
+        _, now_us, end_us = self._window()
+        per_deck, per_card = query.only("deck"), query.without("deck")
+        with_states = per_card.needs_states
+        none: frozenset[str] = frozenset()
+        found: list[tuple[DeckIndex, int]] = []
+        total = 0
+        for index in self._decks.all():
+            if scope is not None and index.deck.id not in scope:
+                continue
+            if not per_deck.matches(deck_facts(self._decks.model(index)), none):
+                continue
+            positions: Collection[int] = index.position.values()
+            if per_card.terms:
+                facts = self._card_facts(index)
+                states_of = self.states_of
+                positions = [
+                    pos
+                    for pos in positions
+                    if per_card.matches(
+                        facts[pos],
+                        states_of(index, pos, now_us, end_us) if with_states else none,
+                    )
+                ]
+            total += len(positions)
+            found.extend((index, pos) for pos in islice(positions, max(0, limit - len(found))))
+        stored = self._store.states_of([index.key(pos) for index, pos in found])
+        rows = []
+        for index, pos in found:
+            states = self.states_of(index, pos, now_us, end_us)
+            card = self._decks.card(index, pos)
+            state = stored.get(index.key(pos))
+            rows.append(CardRow.of(card, state, buried="buried" in states, due="due" in states))
+        return Browse(tuple(rows), total)
+
+    def card_row(self, card: StudyCard) -> CardRow:
+        """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
+        fresh = self._decks.study_card(card.deck.id, card.card.id)
+        found = self._decks.find(card.deck.id, card.card.id)
+        assert found is not None
+        _, now_us, end_us = self._window()
+        states = self.states_of(*found, now_us, end_us)
+        stored = self._store.get_state(fresh.key)
+        return CardRow.of(fresh, stored, buried="buried" in states, due="due" in states)
+
+    def card_history(self, card: StudyCard) -> list[HistoryRow]:
+        """A card's answers and forgets, oldest first."""
+        return history_rows(self._store.history(card.key), self._store.forgets(card.key))

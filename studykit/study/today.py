@@ -1,0 +1,137 @@
+"""The session's part that knows today: its study day, the answers already given, the daily
+limits, and so what to serve next and what home counts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from studykit.core.config import Settings
+from studykit.srs.limits import DailyTally, ScopeLimits
+from studykit.srs.queue import DeckIndex, earliest
+from studykit.srs.records import from_us, to_us
+from studykit.srs.store import Store
+from studykit.study.card import StudyCard
+from studykit.study.decks import LoadedDecks
+
+__all__ = ["LEARN_AHEAD", "DeckCounts", "Today"]
+
+# As in Anki: when nothing else is left, a learning card due this soon is shown now.
+LEARN_AHEAD = timedelta(minutes=20)
+
+
+@dataclass(frozen=True)
+class DeckCounts:
+    """Cards of one deck available today (limits applied), and its totals."""
+
+    deck_id: str
+    name: str
+    new: int
+    learning: int
+    due: int
+    total: int
+    suspended: int
+
+
+class Today:
+    """Today's queue over the loaded decks, within their daily limits."""
+
+    def __init__(
+        self,
+        store: Store,
+        decks: LoadedDecks,
+        settings: Settings,
+        *,
+        now: Callable[[], datetime],
+        day_bounds: Callable[[datetime], tuple[datetime, datetime]],
+    ) -> None:
+        self._store = store
+        self._decks = decks
+        self._settings = settings
+        self._now = now
+        self._day_bounds = day_bounds
+        self.tally = DailyTally()
+        """Today's answers per deck, recounted from the log on a new day or after an undo."""
+
+    def window(self) -> tuple[datetime, int, int]:
+        """(now, now in epoch µs, end of today in µs); recounts today's answers on a new day."""
+        now = self._now()
+        start, end = self._day_bounds(now)
+        self.tally.refresh(self._store, start)
+        return now, to_us(now), to_us(end)
+
+    def limits(self, indexes: Sequence[DeckIndex]) -> ScopeLimits:
+        """The limits over a scope; build after `window`, which keeps today's tally current."""
+        scope = {index.deck.id for index in indexes}
+        decks = self._decks
+        return ScopeLimits(self.tally, self._settings, decks.outlines, decks.tree, scope)
+
+    def deck_counts(self) -> list[DeckCounts]:
+        """Every loaded deck, by name, with what is available today of its own cards."""
+        _, now_us, end_us = self.window()
+        result = []
+        for index in self._decks.all():
+            new, learning, due = self.limits([index]).total(
+                {index.deck.id: index.counts(now_us=now_us, end_us=end_us)}
+            )
+            result.append(
+                DeckCounts(
+                    deck_id=index.deck.id,
+                    name=index.deck.name,
+                    new=new,
+                    learning=learning,
+                    due=due,
+                    total=index.total,
+                    suspended=index.suspended,
+                )
+            )
+        return result
+
+    def scope_remaining(self, deck_ids: Sequence[str] | None) -> tuple[int, int, int]:
+        """(new, learning, due) that studying these decks together serves today (None: all)."""
+        _, now_us, end_us = self.window()
+        indexes = self._decks.scope(deck_ids)
+        available = {i.deck.id: i.counts(now_us=now_us, end_us=end_us) for i in indexes}
+        return self.limits(indexes).total(available)
+
+    def next_card(self, deck_id: str | None, scope: Sequence[str] | None) -> StudyCard | None:
+        """The card to study now: learning due now, then reviews due today, then new cards."""
+        decks = self._decks
+        in_scope = decks.scope(scope if scope is not None or deck_id is None else (deck_id,))
+        indexes = in_scope if deck_id is None else [decks.index(deck_id)]
+        now, now_us, end_us = self.window()
+        limits = self.limits(in_scope)
+        found = earliest(indexes, "learning", until_us=now_us, now_us=now_us)
+        if found is None:
+            with_reviews = [i for i in indexes if limits.allows_review(i.deck.id)]
+            found = earliest(with_reviews, "review", until_us=end_us - 1, now_us=now_us)
+        if found is None:
+            for index in indexes:
+                if limits.allows_new(index.deck.id):
+                    pos = index.first_new(now_us)
+                    if pos is not None:
+                        found = (index, pos)
+                        break
+        if found is None:
+            ahead_us = to_us(now + LEARN_AHEAD)
+            found = earliest(indexes, "learning", until_us=ahead_us, now_us=now_us)
+        return None if found is None else decks.card(*found)
+
+    def next_due(self, deck_id: str | None) -> datetime | None:
+        """The earliest due time after now of a scheduled card (UTC), if any."""
+        now_us = to_us(self._now())
+        times = [t for i in self._decks.of(deck_id) if (t := i.next_due_us(now_us)) is not None]
+        return from_us(min(times)) if times else None
+
+    def is_due(self, card: StudyCard) -> bool:
+        """True when a scheduled card is due before today's rollover (new cards are not due)."""
+        found = self._decks.find(card.deck.id, card.card.id)
+        if found is None:
+            return False
+        index, pos = found
+        slot = index.slots[pos]
+        _, now_us, end_us = self.window()
+        if slot.state is None or slot.suspended or slot.due_us is None:
+            return False
+        return slot.due_us < end_us and not index.is_buried(pos, now_us)
