@@ -15,10 +15,10 @@ from typing import TextIO
 
 from studykit.srs.backups import Backup, backup_folder, list_backups, take_backup
 from studykit.srs.damage import emptied, is_damage
+from studykit.srs.database import BUSY_TIMEOUT_MS, StoreError
 from studykit.srs.lock import exclusive
 from studykit.srs.records import ANSWER_COLUMNS, from_us
 from studykit.srs.salvage import Salvaged, Unreadable, read_table, salvage_into
-from studykit.srs.store import BUSY_TIMEOUT_MS, StoreError
 from studykit.srs.writable import read_only_reason
 
 MAX_INTEGRITY_LINES = 20

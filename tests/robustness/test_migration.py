@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from studykit.srs import store as store_module
+from studykit.srs import database as store_module
 from studykit.srs.store import LATEST_VERSION, MIGRATIONS, Migration, Store
 from tests.robustness.conftest import child_env
 
