@@ -13,6 +13,7 @@ from textual.widgets import Static, Tree
 
 from studykit.ids import slug
 from studykit.session import DeckCounts, StudySession
+from studykit.terminal import terminal_safe
 from studykit.tui.guard import shown_on_screen
 from studykit.tui.messages import (
     BrowseRequested,
@@ -163,7 +164,7 @@ class HomeScreen(Screen[None]):
             parts.append(f"{suspended} suspended")
         deck = self.session.outlines.get(group.deck_id or "")
         if deck is not None and deck.description.strip():
-            parts.insert(0, deck.description.strip())
+            parts.insert(0, terminal_safe(deck.description.strip()))
         return " · ".join(parts)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[DeckGroup]) -> None:

@@ -44,7 +44,7 @@ class SectionView(Vertical):
         yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
         ref = self.section.experiment
         if ref is not None:
-            params = ", ".join(f"{k}={v}" for k, v in ref.params.items())
+            params = terminal_safe(", ".join(f"{k}={v}" for k, v in ref.params.items()))
             yield Static(
                 f"Experiment: {ref.name}({params}) — press e to run it",
                 classes="section-experiment",

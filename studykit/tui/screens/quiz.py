@@ -14,6 +14,7 @@ from studykit.defaults import QUIZ_QUESTIONS
 from studykit.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
 from studykit.quiz import QuizAnswer
 from studykit.session import Rating, StudyCard, StudySession
+from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
@@ -196,7 +197,8 @@ class QuizScoreScreen(Screen[None]):
         yield TitleBar()
         with Center(), Vertical(id="score-box"):
             yield Static(f"Score: {right} / {total}", id="quiz-score", markup=False)
-            yield Static("\n".join(lines), id="quiz-misses", markup=False)
+            misses_text = terminal_safe("\n".join(lines), multiline=True)
+            yield Static(misses_text, id="quiz-misses", markup=False)
             yield Static("Escape: back to your decks · r: another quiz", id="quiz-hint")
         yield StudyFooter()
 
