@@ -14,7 +14,7 @@ from textual.widgets import Static, Tree
 from studykit.ids import slug
 from studykit.session import DeckCounts, StudySession
 from studykit.terminal import terminal_safe
-from studykit.tui.guard import shown_on_screen
+from studykit.tui.guard import GuardedHandlers, shown_on_screen
 from studykit.tui.messages import (
     BrowseRequested,
     NotesRequested,
@@ -41,7 +41,7 @@ def deck_filter(name: str, deck_id: str | None) -> str:
     return "" if deck_id is None else f"deck:{deck_id}"
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(GuardedHandlers, Screen[None]):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
     SUB_TITLE = "Decks"

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from studykit.model import Note, Section
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import cited_markdown
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
@@ -27,7 +28,7 @@ def section_widget_id(section_id: str) -> str:
     return f"section-{section_id}"
 
 
-class SectionView(Vertical):
+class SectionView(GuardedHandlers, Vertical):
     """A section's title and its body: citations rendered, markdown with maths as Unicode."""
 
     def __init__(self, number: int, section: Section, note: Note) -> None:
@@ -52,7 +53,7 @@ class SectionView(Vertical):
             )
 
 
-class NotesScreen(Screen[None]):
+class NotesScreen(GuardedHandlers, Screen[None]):
     """Read a note; opened from home (the deck's note) or review (the card's source section)."""
 
     CSS_PATH = SCREENS_CSS
@@ -84,10 +85,11 @@ class NotesScreen(Screen[None]):
             )
             with VerticalScroll(id="note-text"):
                 number = f"{self.note.number} " if self.note.number else ""
-                title = terminal_safe(self.note.title)
-                yield Static(f"{number}{title}", id="note-title", markup=False)
+                title = terminal_safe(f"{number}{self.note.title}")
+                yield Static(title, id="note-title", markup=False)
                 if self.note.path:
-                    yield Static(" › ".join(self.note.path), id="note-path", markup=False)
+                    path = terminal_safe(" › ".join(self.note.path))
+                    yield Static(path, id="note-path", markup=False)
                 for i, section in enumerate(self.note.sections, start=1):
                     yield SectionView(i, section, self.note)
         yield StudyFooter()

@@ -17,6 +17,7 @@ from studykit.session import Rating, StudyCard, StudySession
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import back_markdown, front_markdown
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
@@ -164,7 +165,7 @@ class QuizScreen(AnsweringScreen):
         self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade), graded))
 
 
-class QuizScoreScreen(Screen[None]):
+class QuizScoreScreen(GuardedHandlers, Screen[None]):
     """The score of a finished quiz and the questions that were missed."""
 
     CSS_PATH = SCREENS_CSS

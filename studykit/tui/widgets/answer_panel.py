@@ -17,7 +17,7 @@ from studykit.model import COMPUTED_KINDS, Card, Note
 from studykit.quiz import Grade, Variant, grade
 from studykit.session import Rating
 from studykit.tui.cardtext import expected_text, side_markdown, worked_text
-from studykit.tui.guard import LoudWorkers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 
 GRADE_WORKER = "grade-answer"
 
@@ -27,7 +27,7 @@ def proposed_rating(result: Grade) -> Rating:
     return Rating.Good if result.correct else Rating.Again
 
 
-class AnswerPanel(LoudWorkers, Vertical):
+class AnswerPanel(GuardedHandlers, LoudWorkers, Vertical):
     """Shown for numeric and symbolic cards; hidden for the others."""
 
     # Printable keys type into the box, so the screen's keys work after escape leaves it.
