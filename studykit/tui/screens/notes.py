@@ -5,22 +5,27 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.markdown import Markdown as RichMarkdown
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
+from studykit.citations import CLAIM_VALUES, cited_claims
 from studykit.model import Note, Section
 from studykit.terminal import terminal_safe
 from studykit.tui.cardtext import cited_markdown
-from studykit.tui.guard import GuardedHandlers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
+
+CLAIMS_WORKER = "claim-values"
 
 
 def section_widget_id(section_id: str) -> str:
@@ -35,7 +40,9 @@ class SectionView(GuardedHandlers, Vertical):
         super().__init__(id=section_widget_id(section.id), classes="section")
         self.number = number
         self.section = section
-        self.markdown = cited_markdown(section.body, note)
+        self.note = note
+        # Claims not computed yet show `…`; the screen computes them off the UI thread.
+        self.markdown = cited_markdown(section.body, note, pending=True)
 
     def compose(self) -> ComposeResult:
         title = terminal_safe(self.section.title)
@@ -52,9 +59,26 @@ class SectionView(GuardedHandlers, Vertical):
                 markup=False,
             )
 
+    def refresh_citations(self) -> None:
+        """Show the claim values computed since it was drawn (its `…` go)."""
+        markdown = cited_markdown(self.section.body, self.note, pending=True)
+        if markdown != self.markdown:
+            self.markdown = markdown
+            body = self.query_one(".section-body", Static)
+            body.update(RichMarkdown(markdown, hyperlinks=False))
 
-class NotesScreen(GuardedHandlers, Screen[None]):
+
+class ClaimsComputed(Message):
+    """More claim values are in the cache; the sections show them."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ClaimsComputed)  # one redraw for a run of them
+
+
+class NotesScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     """Read a note; opened from home (the deck's note) or review (the card's source section)."""
+
+    worker_titles: ClassVar[dict[str, str]] = {CLAIMS_WORKER: "Could not compute the claims"}
 
     CSS_PATH = SCREENS_CSS
 
@@ -104,6 +128,24 @@ class NotesScreen(GuardedHandlers, Screen[None]):
         else:
             self.section_id = self.note.sections[0].id  # stay on the title
             sections.highlighted = 0
+        bodies = [section.body for section in self.note.sections]
+        todo = [c.expr for c in cited_claims(bodies, self.note) if not CLAIM_VALUES.known(c.expr)]
+        if todo:
+            self.compute_claims(todo)
+
+    @work(thread=True, exit_on_error=False, group="claims", name=CLAIMS_WORKER)
+    def compute_claims(self, exprs: list[str]) -> None:
+        """The claim values the text waits for, in reading order, off the UI thread."""
+        worker = get_current_worker()
+        for expr in exprs:
+            if worker.is_cancelled:  # the screen was left
+                return
+            CLAIM_VALUES.value(expr)
+            self.post_message(ClaimsComputed())
+
+    def on_claims_computed(self, message: ClaimsComputed) -> None:
+        for view in self.query(SectionView):
+            view.refresh_citations()
 
     def jump_to(self, section_id: str) -> None:
         """Scroll the text so the section's title is at the top."""
