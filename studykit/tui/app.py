@@ -19,7 +19,13 @@ from studykit.config import Settings
 from studykit.defaults import QUIZ_QUESTIONS
 from studykit.session import StudySession
 from studykit.terminal import terminal_safe
-from studykit.tui.guard import GuardedHandlers, describe_error, log_error, show_error
+from studykit.tui.guard import (
+    CARRY_ON_LIMIT,
+    GuardedHandlers,
+    carry_on,
+    describe_error,
+    show_error,
+)
 from studykit.tui.messages import (
     BrowseRequested,
     ExperimentRequested,
@@ -34,7 +40,6 @@ from studykit.tui.messages import (
     StatsRequested,
     WorkerFailed,
 )
-from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
 
@@ -51,9 +56,6 @@ PRELOAD_DELAY_S = 0.5
 imports pydantic) in a thread worker: home needs none of them, so it is up first; a key
 pressed before then builds them itself."""
 _frozen: set[bool] = set()  # freeze_start_up ran without (False) / with (True) the models
-CARRY_ON_LIMIT = 100
-"""Errors the app shows and carries on from; past this many (a loop that fails on every
-frame), Textual's own policy ends it."""
 
 
 class StudykitApp(GuardedHandlers, App[None]):
@@ -199,16 +201,7 @@ class StudykitApp(GuardedHandlers, App[None]):
     def carry_on_after(self, error: Exception) -> None:
         """A handler raised `error`: say so in a dialog, log its traceback, and go on."""
         self.carried_on += 1
-        if self._exception is None:
-            # Pilot's run_test raises this when a test ends (nothing else reads it): a test
-            # still fails on an error that the app carried on from.
-            self._exception = error
-        logged = log_error(self.settings.data_dir, error)
-        if isinstance(self.screen, ErrorScreen):
-            return  # one dialog at a time, however many keys fail
-        where = f" Its details are in {logged}." if logged is not None else ""
-        message = f"{describe_error(error)}\n\nThe app carries on.{where}"
-        self.push_screen(ErrorScreen("Something went wrong", message))
+        carry_on(self, error, self.settings.data_dir)
 
     def _handle_exception(self, error: Exception) -> None:
         """An error outside the handlers GuardedHandlers guards (a timer's callback, a

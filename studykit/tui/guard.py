@@ -21,6 +21,9 @@ ERROR_LOG = "errors.log"
 """In the data dir: the tracebacks of errors the app caught and carried on from."""
 ERROR_LOG_BYTES = 1 << 20
 """Past this size the log moves to `errors.log.1` (replacing it) and starts again."""
+CARRY_ON_LIMIT = 100
+"""Errors the app shows and carries on from; past this many (a loop that fails on every
+frame), Textual's own policy ends it."""
 
 if TYPE_CHECKING:
     from textual.message import Message
@@ -116,3 +119,20 @@ def log_error(data_dir: Path, error: BaseException) -> Path | None:
     except OSError:
         return None
     return path
+
+
+def carry_on(app: App[Any], error: Exception, data_dir: Path) -> None:
+    """What the app does after a handler raised `error`: log its traceback, say so in a
+    dialog (one at a time, however many keys fail), and go on."""
+    from studykit.tui.screens.error import ErrorScreen
+
+    if app._exception is None:
+        # Pilot's run_test raises this when a test ends (nothing else reads it): a test
+        # still fails on an error that the app carried on from.
+        app._exception = error
+    logged = log_error(data_dir, error)
+    if any(isinstance(screen, ErrorScreen) for screen in app.screen_stack):
+        return
+    where = f" Its details are in {logged}." if logged is not None else ""
+    message = f"{describe_error(error)}\n\nThe app carries on.{where}"
+    app.push_screen(ErrorScreen("Something went wrong", message))
