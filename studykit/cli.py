@@ -6,7 +6,6 @@ torch, sympy or genanki; the app and the core are imported inside the commands.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from studykit.commands.support import (
     fail,
     settings_from,
 )
+from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
     from studykit.content.loading import LoadProblem
@@ -126,7 +126,7 @@ def decks(ctx: click.Context, as_json: bool) -> None:
         session.close()
     if as_json:
         document = {"decks": rows, "problems": [_problem_json(p) for p in problems]}
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        click.echo(json_text(document))
     elif rows:
         click.echo("\n".join(_deck_table(rows)))
     else:

@@ -72,7 +72,7 @@ class SkippedEquation:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}"
-        return f"{where}: skipped equation ({self.where}) `{self.tex}`: {self.reason}"
+        return one_line(f"{where}: skipped equation ({self.where}) `{self.tex}`: {self.reason}")
 
     def to_json(self) -> dict[str, Any]:
         return {

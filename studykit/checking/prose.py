@@ -8,10 +8,9 @@ from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
-from studykit.content.citations import render_citations
+from studykit.content.citations import CLAIM_VALUES, render_citations
 from studykit.content.loading import Library
 from studykit.content.model import Card, Claim, Note, Section, Strict
-from studykit.expressions import ExpressionError, parse
 
 
 class Recorder:
@@ -56,13 +55,10 @@ class Recorder:
 
 
 def _claim_value(claim: Claim) -> float | None:
-    """The claim's computed value, when it claims a number."""
+    """The claim's computed value, when it claims a number (the value citations show)."""
     if claim.approx is None and claim.equals is None:
         return None
-    try:
-        return parse(claim.expr).evaluate()
-    except ExpressionError:
-        return None
+    return CLAIM_VALUES.value(claim.expr)
 
 
 def check_section_body(recorder: Recorder, section: Section, note: Note) -> None:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, check_deck, fail, settings_from
+from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
     from studykit.study.browsing import CardRow
@@ -119,7 +119,7 @@ def cards(
     finally:
         session.close()
     if as_json:
-        click.echo(json.dumps([card_json(row) for row in found.rows], indent=2, ensure_ascii=False))
+        click.echo(json_text([card_json(row) for row in found.rows]))
     elif found.rows:
         headers = ("KEY", "STATE", "DUE", "IVL", "REPS", "LAPSES", "QUESTION")
         click.echo("\n".join(table_lines(headers, map(_cells, found.rows), right={3, 4, 5})))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
 from studykit.commands.support import EXIT_OK, EXIT_USAGE, fail, settings_from
+from studykit.core.terminal import json_text
 
 
 @click.command()
@@ -77,7 +77,7 @@ def check(
     except CheckInputError as error:
         fail(str(error), EXIT_USAGE)
     if as_json:
-        click.echo(json.dumps(report.to_json(verbose=verbose), indent=2, ensure_ascii=False))
+        click.echo(json_text(report.to_json(verbose=verbose)))
     else:
         for problem in report.problems:
             click.echo(str(problem))

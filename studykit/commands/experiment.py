@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from studykit.commands.support import EXIT_INTERRUPTED, EXIT_PROBLEM, EXIT_USAGE, fail
+from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -51,7 +51,7 @@ def list_experiments(as_json: bool) -> None:
                 for e in found.values()
             ]
         }
-        click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        click.echo(json_text(document))
         return
     width = max(len(name) for name in found)
     for e in found.values():
@@ -137,7 +137,7 @@ def run(
     if cache:
         _cache(settings.database_path, result)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+        click.echo(json_text(result.to_json()))
     else:
         click.echo(human_report(result))
 

@@ -33,6 +33,7 @@ def show() -> None:
 def show_note(ctx: click.Context, note_id: str) -> None:
     """Print note ID: its sections, numbers cited from its claims and measurements."""
     from studykit.core.suggest import did_you_mean
+    from studykit.core.terminal import terminal_safe
     from studykit.study.cardtext import cited_markdown, plain_text
 
     library = _load(ctx)
@@ -45,7 +46,8 @@ def show_note(ctx: click.Context, note_id: str) -> None:
     for i, section in enumerate(note.sections, start=1):
         lines += ["", f"## {i}. {section.title}", ""]
         lines.append(cited_markdown(section.body, note).rstrip())
-    click.echo(plain_text("\n".join(lines)))
+    # Titles and names go in raw; the rendered bodies are escaped already (no harm twice).
+    click.echo(plain_text(terminal_safe("\n".join(lines), multiline=True)))
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)
 
@@ -62,6 +64,7 @@ def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
     A computed card shows one variant (drawn with --seed), its answer and worked steps.
     """
     from studykit.core.suggest import did_you_mean
+    from studykit.core.terminal import terminal_safe
     from studykit.study.cardtext import card_markdown, plain_text
 
     library = _load(ctx)
@@ -75,6 +78,7 @@ def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
         front, back = card_markdown(card, note, seed)
         lines += ["", f"## {card.id} ({card.kind})", "", front.rstrip(), "", "**Answer:**", ""]
         lines.append(back.rstrip())
-    click.echo(plain_text("\n".join(lines)))
+    # Titles and names go in raw; the rendered bodies are escaped already (no harm twice).
+    click.echo(plain_text(terminal_safe("\n".join(lines), multiline=True)))
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)

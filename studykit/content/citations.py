@@ -7,15 +7,20 @@ timing) also names the machine, device and torch it was measured on. The notes s
 `studykit show`, the review and quiz screens and the Anki export all call `render_citations`
 before their own markdown and maths rendering, so a number can never read differently in two
 places, nor drift from the check.
+
+Claim values are computed once per process and kept by expression in `CLAIM_VALUES`, which
+every renderer shares; the notes screen renders with `pending=True` (a `…` for a value not
+computed yet) and computes the rest in a thread worker.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final, Literal
 
 from studykit.content.model import Claim, Measurement, Note
@@ -26,6 +31,9 @@ CitationKind = Literal["claim", "measured"]
 CITATION: Final = re.compile(r"\{(claim|measured):([^{}\s]*)\}")
 # Outside these decimal exponents a number is written as `m \times 10^{e}`.
 _FIXED_EXPONENTS: Final = range(-3, 7)
+PENDING: Final = "…"
+"""Shown for a claim whose value is still being computed."""
+_PENDING_TEX: Final = rf"\text{{{PENDING}}}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +131,7 @@ def number_tex(value: float, digits: int | None) -> str:
     return _grouped(str(int(round(value, places))))
 
 
-@lru_cache(maxsize=1024)
-def _claim_value(expr: str) -> float | None:
+def _evaluate(expr: str) -> float | None:
     from studykit.expressions import ExpressionError, parse
 
     try:
@@ -133,9 +140,63 @@ def _claim_value(expr: str) -> float | None:
         return None
 
 
-def claim_tex(claim: Claim) -> str:
-    """The claim's computed value as LaTeX (a visible marker if it cannot be computed)."""
-    value = _claim_value(claim.expr)
+class ClaimValues:
+    """Claim values by expression, each computed once and shared by every renderer
+    (`studykit show`, the notes, review and quiz screens, the export, the check); safe to
+    use from several threads. None is the value of an expression that has none."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self._values: OrderedDict[str, float | None] = OrderedDict()
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def known(self, expr: str) -> bool:
+        """Whether `expr` was computed already (reading it costs nothing)."""
+        with self._lock:
+            return expr in self._values
+
+    def value(self, expr: str) -> float | None:
+        """`expr`'s value, computed on this thread the first time (up to its time limit)."""
+        with self._lock:
+            if expr in self._values:
+                self._values.move_to_end(expr)
+                return self._values[expr]
+        value = _evaluate(expr)  # unlocked: two threads may compute it at once, both right
+        with self._lock:
+            self._values[expr] = value
+            while len(self._values) > self._limit:
+                self._values.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        """Forget every value."""
+        with self._lock:
+            self._values.clear()
+
+
+CLAIM_VALUES: Final = ClaimValues()
+
+
+def cited_claims(texts: Iterable[str], note: Note | None) -> list[Claim]:
+    """The claims of `note` that `texts` cite, each once, in the order they are cited."""
+    targets = citable(note) if note is not None else {}
+    found: dict[str, Claim] = {}
+    for text in texts:
+        for citation in citations(text):
+            target = targets.get(f"{citation.kind}:{citation.id}")
+            if isinstance(target, Claim):
+                found.setdefault(target.id, target)
+    return list(found.values())
+
+
+def claim_tex(claim: Claim, *, pending: bool = False) -> str:
+    """The claim's computed value as LaTeX (a visible marker if it cannot be computed).
+
+    With `pending`, a value not computed yet is `…` instead of being computed here.
+    """
+    if pending and not CLAIM_VALUES.known(claim.expr):
+        return _PENDING_TEX
+    value = CLAIM_VALUES.value(claim.expr)
     if value is None:
         return rf"\text{{[claim {claim.id}: no value]}}"
     digits = claim.digits
@@ -166,48 +227,54 @@ def _prose_number(tex: str) -> str:
     return f"${tex}$" if "\\" in tex else tex.replace("{,}", ",")
 
 
-def _rendered(citation: Citation, note: Note | None, *, in_maths: bool) -> str:
+def _rendered(citation: Citation, note: Note | None, *, in_maths: bool, pending: bool) -> str:
     target = citable(note).get(f"{citation.kind}:{citation.id}") if note is not None else None
     if isinstance(target, Claim):
-        tex = claim_tex(target)
-        return tex if in_maths else _prose_number(tex)
+        tex = claim_tex(target, pending=pending)
+        if in_maths:
+            return tex
+        return PENDING if tex == _PENDING_TEX else _prose_number(tex)
     if isinstance(target, Measurement):
         return _measured(target, in_maths=in_maths)
     missing = f"[{citation.kind} {citation.id}: not found]"
     return rf"\text{{{missing}}}" if in_maths else missing
 
 
-def _substitute(text: str, note: Note | None, *, in_maths: bool) -> str:
+def _substitute(text: str, note: Note | None, *, in_maths: bool, pending: bool) -> str:
     parts: list[str] = []
     last = 0
     for citation in citations(text):
-        parts += [text[last : citation.start], _rendered(citation, note, in_maths=in_maths)]
+        shown = _rendered(citation, note, in_maths=in_maths, pending=pending)
+        parts += [text[last : citation.start], shown]
         last = citation.end
     parts.append(text[last:])
     return "".join(parts)
 
 
-def _render_prose(prose: str, note: Note | None) -> str:
+def _render_prose(prose: str, note: Note | None, *, pending: bool) -> str:
     parts: list[str] = []
     for piece in split_maths(prose):
         if isinstance(piece, Maths):
             fence = "$$" if piece.display else "$"
-            parts.append(fence + _substitute(piece.tex, note, in_maths=True) + fence)
+            tex = _substitute(piece.tex, note, in_maths=True, pending=pending)
+            parts.append(fence + tex + fence)
         else:
-            parts.append(_substitute(piece, note, in_maths=False))
+            parts.append(_substitute(piece, note, in_maths=False, pending=pending))
     return "".join(parts)
 
 
-def render_citations(text: str, note: Note | None) -> str:
+def render_citations(text: str, note: Note | None, *, pending: bool = False) -> str:
     """`text` with every `{claim:ID}` and `{measured:ID}` replaced by its value.
 
     Inside `$…$` the value is LaTeX; in prose it is plain text, or `$…$` when it needs maths
-    (`2.68 \\times 10^{-7}`). Fenced code is left as written.
+    (`2.68 \\times 10^{-7}`). Fenced code is left as written. With `pending`, a claim not
+    computed yet shows `…` (nothing is computed here): the UI thread renders that way.
     """
     if "{claim:" not in text and "{measured:" not in text:
         return text
     return "".join(
-        chunk if code else _render_prose(chunk, note) for code, chunk in split_code_fences(text)
+        chunk if code else _render_prose(chunk, note, pending=pending)
+        for code, chunk in split_code_fences(text)
     )
 
 

@@ -37,6 +37,19 @@ def terminal_safe(text: str, *, multiline: bool = False) -> str:
     return _UNSAFE.sub(replace, text)
 
 
+def json_text(document: object) -> str:
+    """`document` as indented JSON for a terminal or a program: the same value, non-ASCII text
+    kept readable, and every character `terminal_safe` escapes written as a `\\u` escape
+    (`json` itself leaves DEL, C1 and bidi characters raw)."""
+    import json
+
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    # Every newline left is JSON's own layout: a newline in a string is written `\\n`.
+    return _UNSAFE.sub(
+        lambda m: m.group() if m.group() == "\n" else f"\\u{ord(m.group()):04x}", text
+    )
+
+
 def shorten(text: str, limit: int = 40) -> str:
     """`text` cut to `limit` characters, ending in `…` when it was longer."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -16,6 +16,7 @@ from studykit.experiments.base import (
     RunContext,
     Series,
     Table,
+    format_value,
 )
 from studykit.experiments.costs import DUAL_STEP_SECONDS, cost
 
@@ -101,24 +102,40 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     ceiling = math.ceil(raw - 1e-12)
     measured = found if found is not None else -1
     ks = list(range(len(grads)))
+    if found is None:  # k* lies past max_steps: say so, and what to raise (not a mismatch)
+        k_label = f"steps to the threshold: not reached within max_steps = {limit}"
+        at_label = f"∂hₖ/∂h₀ at k = max_steps = {limit}"
+    else:
+        k_label = "steps until the gradient reaches the threshold (autograd)"
+        at_label = "∂hₖ/∂h₀ at that k"
     answers = (
-        Answer("k", "steps until the gradient reaches the threshold (autograd)", measured, "steps"),
+        Answer("k", k_label, measured, "steps"),
         Answer("raw", "log(threshold) / log(γ)", raw, "steps"),
         Answer("k_star", "ceiling k* = ⌈log(threshold) / log(γ)⌉", ceiling, "steps"),
-        Answer("gradient_at_k", "∂hₖ/∂h₀ at that k", grads[measured], ""),
+        Answer("gradient_at_k", at_label, grads[measured], ""),
     )
     picks = sorted({1, 2, 5, 10, 20, 50, 100, 200, 500, measured} & set(ks))
     table = Table(
         ("k", "∂hₖ/∂h₀", "γᵏ"),
         tuple((str(k), f"{grads[k]:.4e}", f"{gamma**k:.4e}") for k in picks),
     )
-    explanation = (
-        f"γ = {gamma} par har step gradient ko γ se multiply karta hai, isliye "
-        f"∂hₖ/∂h₀ = γᵏ. Autograd ne dikhaya ki k = {measured} steps ke baad gradient "
-        f"{threshold} tak aa gaya; formula ⌈log(thr)/log(γ)⌉ = {ceiling} "
-        f"{'se match karta hai' if measured == ceiling else 'se alag hai (float rounding)'}. "
-        "Is se door ka token practically gradient nahi bhejta: yahi effective context hai."
+    decay_text = (
+        f"γ = {gamma} par har step gradient ko γ se multiply karta hai, isliye ∂hₖ/∂h₀ = γᵏ. "
     )
+    if found is None:
+        explanation = decay_text + (
+            f"Formula k* = ⌈log(thr)/log(γ)⌉ = {ceiling} steps max_steps = {limit} se aage "
+            f"hai: {limit} steps tak gradient {format_value(grads[-1])} hi raha, threshold "
+            f"{threshold} tak nahi aaya. max_steps ko kam se kam {ceiling} karo "
+            f"(--set max_steps={ceiling}), tab autograd k dikhayega."
+        )
+    else:
+        agreement = "se match karta hai" if measured == ceiling else "se alag hai (float rounding)"
+        explanation = decay_text + (
+            f"Autograd ne dikhaya ki k = {measured} steps ke baad gradient "
+            f"{threshold} tak aa gaya; formula ⌈log(thr)/log(γ)⌉ = {ceiling} {agreement}. "
+            "Is se door ka token practically gradient nahi bhejta: yahi effective context hai."
+        )
     plot = Plot(
         "gradient through hₜ = γ hₜ₋₁",
         "k (steps back)",

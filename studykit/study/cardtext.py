@@ -71,10 +71,13 @@ def clozes_outside_maths(front: str) -> str:
     return "".join(out)
 
 
-def cited_markdown(text: str, note: Note | None) -> str:
+def cited_markdown(text: str, note: Note | None, *, pending: bool = False) -> str:
     """A note section's markdown for the terminal: citations rendered, maths as Unicode,
-    images `[image: alt]`. A single newline wraps, as in any markdown document."""
-    return markdown_to_terminal(image_placeholders(render_citations(text, note)))
+    images `[image: alt]`. A single newline wraps, as in any markdown document.
+
+    With `pending`, claims not computed yet show `…` (see `render_citations`)."""
+    cited = render_citations(text, note, pending=pending)
+    return markdown_to_terminal(image_placeholders(cited))
 
 
 def side_markdown(text: str, note: Note | None) -> str:

@@ -19,7 +19,13 @@ from studykit.core.config import Settings
 from studykit.core.defaults import QUIZ_QUESTIONS
 from studykit.core.terminal import terminal_safe
 from studykit.study.session import StudySession
-from studykit.tui.guard import describe_error
+from studykit.tui.guard import (
+    CARRY_ON_LIMIT,
+    GuardedHandlers,
+    carry_on,
+    describe_error,
+    show_error,
+)
 from studykit.tui.messages import (
     BrowseRequested,
     ExperimentRequested,
@@ -34,7 +40,6 @@ from studykit.tui.messages import (
     StatsRequested,
     WorkerFailed,
 )
-from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
 
@@ -53,7 +58,7 @@ pressed before then builds them itself."""
 _frozen: set[bool] = set()  # freeze_start_up ran without (False) / with (True) the models
 
 
-class StudykitApp(App[None]):
+class StudykitApp(GuardedHandlers, App[None]):
     """Decks, review, notes and stats over one `StudySession`."""
 
     CSS_PATH = "studykit.tcss"
@@ -84,6 +89,7 @@ class StudykitApp(App[None]):
         self.deck_id = deck_id
         self._opener = opener or StudySession.open
         self._owns_session = session is None
+        self.carried_on = 0  # errors a handler raised that the app showed and carried on from
 
     # -- session -------------------------------------------------------------
 
@@ -116,7 +122,7 @@ class StudykitApp(App[None]):
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         """A screen's or widget's worker failed: say so in a dialog."""
-        self.push_screen(ErrorScreen(message.title, describe_error(message.error)))
+        show_error(self, message.title, describe_error(message.error))
 
     def show_failure(self, error: BaseException | None) -> None:
         """Say what went wrong: on the loading screen if we never opened, else in a dialog."""
@@ -129,7 +135,7 @@ class StudykitApp(App[None]):
         elif self.session is None:  # it failed before the loading screen was due
             self.push_screen(LoadingScreen(error=message))
         else:
-            self.push_screen(ErrorScreen("Something went wrong", message))
+            show_error(self, "Something went wrong", message)
 
     async def _session_opened(self, session: StudySession) -> None:
         # Screens above home hold the old session, which is about to close.
@@ -190,6 +196,21 @@ class StudykitApp(App[None]):
         if self.session is not None and self._owns_session:
             self.session.close()
 
+    # -- errors nobody handled -----------------------------------------------
+
+    def carry_on_after(self, error: Exception) -> None:
+        """A handler raised `error`: say so in a dialog, log its traceback, and go on."""
+        self.carried_on += 1
+        carry_on(self, error, self.settings.data_dir)
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An error outside the handlers GuardedHandlers guards (a timer's callback, a
+        built-in widget's handler) is shown too, while the app runs; else Textual's policy."""
+        if self.is_running and not self._exit and self.carried_on < CARRY_ON_LIMIT:
+            self.carry_on_after(error)
+            return
+        super()._handle_exception(error)
+
     # -- time ----------------------------------------------------------------
 
     def now(self) -> datetime:
@@ -205,6 +226,17 @@ class StudykitApp(App[None]):
         return self.session.study_day(self.now())
 
     # -- navigation ----------------------------------------------------------
+
+    def open_screen(self, screen: Screen[None]) -> None:
+        """Push `screen`, unless one with its id is open: a key pressed twice before the
+        first screen showed opens it once (Textual refuses two screens with one id)."""
+        open_ = next((s for s in self.screen_stack if screen.id and s.id == screen.id), None)
+        if open_ is None:
+            self.push_screen(screen)
+        elif open_ is not self.screen:
+            self.notify(
+                f"{open_.sub_title or 'That screen'} is open already: Escape goes back to it."
+            )
 
     def _home(self) -> HomeScreen | None:
         return next((s for s in self.screen_stack if isinstance(s, HomeScreen)), None)
@@ -250,7 +282,7 @@ class StudykitApp(App[None]):
             return
         from studykit.tui.screens.notes import NotesScreen
 
-        self.push_screen(NotesScreen(note, section_id=message.section_id))
+        self.open_screen(NotesScreen(note, section_id=message.section_id))
 
     async def on_quiz_requested(self, message: QuizRequested) -> None:
         session = self.session
@@ -266,13 +298,13 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.stats import StatsScreen
 
         if self.session is not None:
-            self.push_screen(StatsScreen(self.session, today=self.today))
+            self.open_screen(StatsScreen(self.session, today=self.today))
 
     def on_browse_requested(self, message: BrowseRequested) -> None:
         from studykit.tui.screens.browser import BrowserScreen
 
         if self.session is not None:
-            self.push_screen(BrowserScreen(self.session, message.query))
+            self.open_screen(BrowserScreen(self.session, message.query))
 
     def on_reload_requested(self, message: ReloadRequested) -> None:
         home = self._home()
@@ -394,7 +426,7 @@ class StudykitApp(App[None]):
         except ParamError as error:
             self.notify(str(error), severity="error")
             return
-        self.push_screen(
+        self.open_screen(
             ExperimentsScreen(
                 self.session,
                 selected=message.name,
@@ -415,7 +447,7 @@ class StudykitApp(App[None]):
         from studykit.tui.screens.experiments import ExperimentsScreen
 
         if self.session is not None and not isinstance(self.screen, ExperimentsScreen):
-            self.push_screen(
+            self.open_screen(
                 ExperimentsScreen(self.session, budget=self.session.settings.experiment_budget)
             )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -140,3 +141,21 @@ def test_the_budget_in_config_toml_is_the_default(tmp_path: Path) -> None:
     assert code == 0, err
     code, _, err = invoke(*args, "--budget", "90s", data_dir=tmp_path)
     assert code == 2 and "(time 100 s > 90 s)" in err
+
+
+def test_max_steps_below_k_star_says_so_and_what_to_raise(tmp_path: Path) -> None:
+    """Not reaching the threshold is not float rounding: k* lies past max_steps; raise it."""
+    args = ("experiment", "run", "effective-context", "--set", "max_steps=10", "--device", "cpu")
+    code, out, err = invoke(*args, "--json", data_dir=tmp_path)
+    assert code == 0, err
+    document = json.loads(out)
+    answers = {answer["key"]: answer for answer in document["answers"]}
+    assert answers["k_star"]["value"] == 90
+    assert answers["k"]["value"] == -1
+    assert "not reached within max_steps = 10" in answers["k"]["label"]
+    assert "float rounding" not in document["explanation"]
+    assert "= 90 steps max_steps = 10 se aage" in document["explanation"]
+    assert "max_steps=90" in document["explanation"]
+    code, out, err = invoke(*args, data_dir=tmp_path)  # the report people read says it too
+    assert code == 0, err
+    assert "max_steps=90" in out and "float rounding" not in out

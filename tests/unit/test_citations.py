@@ -238,3 +238,36 @@ def test_plain_check_flags_a_measurement_with_bad_parameters(tmp_path: Path) -> 
     [problem] = run_check([root], root).problems
     assert (problem.line, problem.subject) == (line_of(wrong, "- id: k-095"), "measured k-095")
     assert "gama" in problem.message
+
+
+def test_pending_rendering_shows_a_placeholder_and_computes_nothing(tmp_path: Path) -> None:
+    """The notes screen renders with `pending`: values not computed yet are `…`, in prose
+    and in maths; once computed (by anyone: show, export, check), every renderer has it."""
+    from studykit.content.citations import CLAIM_VALUES, PENDING, cited_claims
+    from studykit.study.cardtext import cited_markdown
+
+    note = demo_note(tmp_path)
+    text = note.sections[0].body
+    [decay] = cited_claims([text], note)
+    assert decay.id == "decay-295"
+    CLAIM_VALUES.clear()
+    pending = render_citations(text, note, pending=True)
+    assert f"\\approx \\text{{{PENDING}}}$ hai, yaani {PENDING}." in pending
+    assert not CLAIM_VALUES.known(decay.expr)  # nothing was computed
+    assert "yaani …." in cited_markdown(text, note, pending=True)
+    computed = render_citations(text, note)  # studykit show, the export: computed here
+    assert CLAIM_VALUES.known(decay.expr)
+    assert render_citations(text, note, pending=True) == computed
+    assert "yaani $2.68 \\times 10^{-7}$." in computed
+
+
+def test_a_claim_value_is_computed_once_per_expression() -> None:
+    from studykit.content.citations import ClaimValues
+
+    values = ClaimValues(limit=2)
+    assert not values.known("2**10")
+    assert values.value("2**10") == 1024.0
+    assert values.known("2**10")
+    assert values.value("no such name") is None and values.known("no such name")
+    values.value("3")  # past the limit, the least recently used goes
+    assert not values.known("2**10") and values.known("3")

@@ -76,3 +76,17 @@ def test_the_list_of_misses_shows_a_cited_claim_as_its_value() -> None:
     )
     assert "{claim" not in shown
     assert shown.count("2.68") == 2, shown
+
+
+def test_list_text_reads_maths_code_and_escaped_dollars_as_the_renderers_do() -> None:
+    """One line of a card for lists: the shared maths scanner decides what is maths."""
+    from studykit.study.quiz_questions import short_text
+
+    assert short_text(r"`echo $HOME` … and $\alpha$") == "echo $HOME … and α"
+    assert short_text(r"Price \$5") == "Price $5"
+    # Two escaped dollars around text are no maths either (the old regex took them for it).
+    assert short_text(r"Price \$5, or \$10 with $x^2$") == "Price $5, or $10 with x²"
+    assert short_text(r"**bold** `a**b` and \*stars\*") == "bold a**b and *stars*"
+    assert (
+        short_text("Before\n```\ny = $x\n```\nafter $$\\frac{a}{b}$$") == "Before y = $x after a/b"
+    )

@@ -11,14 +11,14 @@ from textual.widgets import Button
 from studykit.study.flow import QuizFlow, StudyFlow
 from studykit.study.session import StudyCard
 from studykit.tui.flowrunner import FlowRunner
-from studykit.tui.guard import LoudWorkers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import HomeRequested
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.answer_panel import AnswerPanel
 
 
-class AnsweringScreen(LoudWorkers, Screen[None]):
+class AnsweringScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     """A screen over a flow: its answer bar's buttons are `{BUTTON_PREFIX}show`, `…again`, …."""
 
     CSS_PATH = SCREENS_CSS

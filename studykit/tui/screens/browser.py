@@ -25,7 +25,7 @@ from studykit.study.search import MAX_QUERY
 from studykit.study.session import StudyCard, StudySession
 from studykit.tui.editor import EditorError, edit_at
 from studykit.tui.flowrunner import SerialRunner
-from studykit.tui.guard import LoudWorkers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone
 from studykit.tui.screens import SCREENS_CSS
@@ -68,7 +68,7 @@ def history_cells(
     return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
 
 
-class BrowserScreen(LoudWorkers, Screen[None]):
+class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     """Renders a CardBrowser; its calls run in one serialized worker."""
 
     CSS_PATH = SCREENS_CSS

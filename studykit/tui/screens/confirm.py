@@ -10,10 +10,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(GuardedHandlers, ModalScreen[bool]):
     """Ask `question`; dismissed with True (y, Yes) or False (n, escape, No)."""
 
     CSS_PATH = SCREENS_CSS

@@ -10,8 +10,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from studykit.tui.guard import GuardedHandlers
 
-class ErrorScreen(ModalScreen[None]):
+
+class ErrorScreen(GuardedHandlers, ModalScreen[None]):
     """What went wrong and a button to carry on."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -30,7 +30,7 @@ from studykit.experiments.base import (
 from studykit.experiments.budget import Budget, describe_cost
 from studykit.experiments.cache import ExperimentCache, Runner, run_cached
 from studykit.experiments.registry import experiments
-from studykit.tui.guard import describe_error
+from studykit.tui.guard import GuardedHandlers, describe_error
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING, ExperimentForm
 from studykit.tui.widgets.experiment_result import ExperimentResultView
@@ -107,7 +107,7 @@ class ActiveRun:
         return self.stop.is_set()
 
 
-class ExperimentList(OptionList):
+class ExperimentList(GuardedHandlers, OptionList):
     """The experiments; ↑/↓ pick one, PageUp/PageDown scroll the result instead of the list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -116,7 +116,7 @@ class ExperimentList(OptionList):
     ]
 
 
-class ExperimentsScreen(Screen[None]):
+class ExperimentsScreen(GuardedHandlers, Screen[None]):
     """The experiments; a run shows its progress, and its result stays while you switch."""
 
     CSS_PATH = SCREENS_CSS
@@ -215,7 +215,11 @@ class ExperimentsScreen(Screen[None]):
         self.selected = name
         experiment = self.catalogue[name]
         self._describe(experiment)
-        await self.query_one(ExperimentForm).remove()
+        old = self._shown_form()
+        if old is not None:
+            await old.remove()
+        if not self.is_attached:
+            return  # the screen was left while the old form went
         await self.query_one("#experiment-pane").mount(
             self._form(experiment), before="#experiment-actions"
         )
@@ -229,8 +233,14 @@ class ExperimentsScreen(Screen[None]):
     def _form_changed(self, event: ExperimentForm.Changed) -> None:
         self._update_run_button()
 
+    def _shown_form(self) -> ExperimentForm | None:
+        """The form on screen; None while `_pick` swaps it for the next one (or on leaving)."""
+        return next(iter(self.query(ExperimentForm)), None)
+
     def _update_run_button(self) -> None:
-        form = self.query_one(ExperimentForm)
+        form = self._shown_form()
+        if form is None:
+            return  # the next form says when it is mounted (ExperimentForm.Changed)
         self.query_one("#experiment-run", Button).disabled = (
             self.active is not None or not form.runnable
         )
@@ -255,7 +265,10 @@ class ExperimentsScreen(Screen[None]):
         """Start the selected experiment with the form's values (cached results show at once)."""
         if self.active is not None:
             return
-        form = self.query_one(ExperimentForm)
+        form = self._shown_form()
+        if form is None:
+            self._status("Not started: the form was being switched; run it again.", error=True)
+            return
         values = form.values()
         if values is None:
             self._status("Fix the parameters first.", error=True)
@@ -332,7 +345,9 @@ class ExperimentsScreen(Screen[None]):
             self.cuda = result if isinstance(result, str) else None
         else:
             self.cuda = f"could not check for CUDA: {describe_error(worker.error or Exception())}"
-        self.query_one(ExperimentForm).set_cuda(self.cuda)
+        form = self._shown_form()
+        if form is not None:  # else the next form is made with self.cuda
+            form.set_cuda(self.cuda)
 
     def _run_ended(self, worker: Worker[object]) -> None:
         run, self.active = self.active, None

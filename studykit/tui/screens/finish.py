@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from studykit.study.formatting import format_local, format_until
 from studykit.study.session import StudySession
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
@@ -30,7 +31,7 @@ def next_due_text(due: datetime | None, now: datetime) -> str:
     return f"The next card is due {format_local(due)} ({format_until(due - now)})."
 
 
-class FinishScreen(Screen[None]):
+class FinishScreen(GuardedHandlers, Screen[None]):
     """Shown when the review queue is empty."""
 
     CSS_PATH = SCREENS_CSS

@@ -13,8 +13,9 @@ from textual.screen import Screen
 from textual.widgets import Static, Tree
 
 from studykit.core.ids import slug
+from studykit.core.terminal import terminal_safe
 from studykit.study.session import DeckCounts, StudySession
-from studykit.tui.guard import shown_on_screen
+from studykit.tui.guard import GuardedHandlers, shown_on_screen
 from studykit.tui.messages import (
     BrowseRequested,
     NotesRequested,
@@ -45,7 +46,7 @@ NOTICE_EVERY_S = 5.0
 """How often home looks for another studykit on the same data folder (a few file locks)."""
 
 
-class HomeScreen(Screen[None]):
+class HomeScreen(GuardedHandlers, Screen[None]):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
     SUB_TITLE = "Decks"
@@ -181,7 +182,7 @@ class HomeScreen(Screen[None]):
             parts.append(f"{suspended} suspended")
         deck = self.session.outlines.get(group.deck_id or "")
         if deck is not None and deck.description.strip():
-            parts.insert(0, deck.description.strip())
+            parts.insert(0, terminal_safe(deck.description.strip()))
         return " · ".join(parts)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[DeckGroup]) -> None:

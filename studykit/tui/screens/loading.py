@@ -10,12 +10,13 @@ from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import ReloadRequested
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
-class LoadingScreen(Screen[None]):
+class LoadingScreen(GuardedHandlers, Screen[None]):
     """A loading indicator, replaced by an error message if opening fails."""
 
     SUB_TITLE = "Loading"

@@ -5,21 +5,27 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.markdown import Markdown as RichMarkdown
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
 
+from studykit.content.citations import CLAIM_VALUES, cited_claims
 from studykit.content.model import Note, Section
 from studykit.core.terminal import terminal_safe
 from studykit.study.cardtext import cited_markdown
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
+
+CLAIMS_WORKER = "claim-values"
 
 
 def section_widget_id(section_id: str) -> str:
@@ -27,14 +33,16 @@ def section_widget_id(section_id: str) -> str:
     return f"section-{section_id}"
 
 
-class SectionView(Vertical):
+class SectionView(GuardedHandlers, Vertical):
     """A section's title and its body: citations rendered, markdown with maths as Unicode."""
 
     def __init__(self, number: int, section: Section, note: Note) -> None:
         super().__init__(id=section_widget_id(section.id), classes="section")
         self.number = number
         self.section = section
-        self.markdown = cited_markdown(section.body, note)
+        self.note = note
+        # Claims not computed yet show `…`; the screen computes them off the UI thread.
+        self.markdown = cited_markdown(section.body, note, pending=True)
 
     def compose(self) -> ComposeResult:
         title = terminal_safe(self.section.title)
@@ -44,16 +52,33 @@ class SectionView(Vertical):
         yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
         ref = self.section.experiment
         if ref is not None:
-            params = ", ".join(f"{k}={v}" for k, v in ref.params.items())
+            params = terminal_safe(", ".join(f"{k}={v}" for k, v in ref.params.items()))
             yield Static(
                 f"Experiment: {ref.name}({params}) — press e to run it",
                 classes="section-experiment",
                 markup=False,
             )
 
+    def refresh_citations(self) -> None:
+        """Show the claim values computed since it was drawn (its `…` go)."""
+        markdown = cited_markdown(self.section.body, self.note, pending=True)
+        if markdown != self.markdown:
+            self.markdown = markdown
+            body = self.query_one(".section-body", Static)
+            body.update(RichMarkdown(markdown, hyperlinks=False))
 
-class NotesScreen(Screen[None]):
+
+class ClaimsComputed(Message):
+    """More claim values are in the cache; the sections show them."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ClaimsComputed)  # one redraw for a run of them
+
+
+class NotesScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     """Read a note; opened from home (the deck's note) or review (the card's source section)."""
+
+    worker_titles: ClassVar[dict[str, str]] = {CLAIMS_WORKER: "Could not compute the claims"}
 
     CSS_PATH = SCREENS_CSS
 
@@ -84,10 +109,11 @@ class NotesScreen(Screen[None]):
             )
             with VerticalScroll(id="note-text"):
                 number = f"{self.note.number} " if self.note.number else ""
-                title = terminal_safe(self.note.title)
-                yield Static(f"{number}{title}", id="note-title", markup=False)
+                title = terminal_safe(f"{number}{self.note.title}")
+                yield Static(title, id="note-title", markup=False)
                 if self.note.path:
-                    yield Static(" › ".join(self.note.path), id="note-path", markup=False)
+                    path = terminal_safe(" › ".join(self.note.path))
+                    yield Static(path, id="note-path", markup=False)
                 for i, section in enumerate(self.note.sections, start=1):
                     yield SectionView(i, section, self.note)
         yield StudyFooter()
@@ -102,6 +128,24 @@ class NotesScreen(Screen[None]):
         else:
             self.section_id = self.note.sections[0].id  # stay on the title
             sections.highlighted = 0
+        bodies = [section.body for section in self.note.sections]
+        todo = [c.expr for c in cited_claims(bodies, self.note) if not CLAIM_VALUES.known(c.expr)]
+        if todo:
+            self.compute_claims(todo)
+
+    @work(thread=True, exit_on_error=False, group="claims", name=CLAIMS_WORKER)
+    def compute_claims(self, exprs: list[str]) -> None:
+        """The claim values the text waits for, in reading order, off the UI thread."""
+        worker = get_current_worker()
+        for expr in exprs:
+            if worker.is_cancelled:  # the screen was left
+                return
+            CLAIM_VALUES.value(expr)
+            self.post_message(ClaimsComputed())
+
+    def on_claims_computed(self, message: ClaimsComputed) -> None:
+        for view in self.query(SectionView):
+            view.refresh_citations()
 
     def jump_to(self, section_id: str) -> None:
         """Scroll the text so the section's title is at the top."""

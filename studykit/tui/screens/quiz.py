@@ -11,11 +11,13 @@ from textual.screen import Screen
 from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.core.defaults import QUIZ_QUESTIONS
+from studykit.core.terminal import terminal_safe
 from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
 from studykit.study.quiz_questions import QuizAnswer
 from studykit.study.session import Rating, StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
@@ -163,7 +165,7 @@ class QuizScreen(AnsweringScreen):
         self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade), graded))
 
 
-class QuizScoreScreen(Screen[None]):
+class QuizScoreScreen(GuardedHandlers, Screen[None]):
     """The score of a finished quiz and the questions that were missed."""
 
     CSS_PATH = SCREENS_CSS
@@ -196,7 +198,8 @@ class QuizScoreScreen(Screen[None]):
         yield TitleBar()
         with Center(), Vertical(id="score-box"):
             yield Static(f"Score: {right} / {total}", id="quiz-score", markup=False)
-            yield Static("\n".join(lines), id="quiz-misses", markup=False)
+            misses_text = terminal_safe("\n".join(lines), multiline=True)
+            yield Static(misses_text, id="quiz-misses", markup=False)
             yield Static("Escape: back to your decks · r: another quiz", id="quiz-hint")
         yield StudyFooter()
 

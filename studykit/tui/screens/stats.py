@@ -18,7 +18,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from studykit.study.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
-from studykit.tui.guard import describe_error, shown_on_screen
+from studykit.tui.guard import GuardedHandlers, describe_error, shown_on_screen
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -47,7 +47,7 @@ MEMORY_WORKER = "memory-panel"
 MEMORY_LOADING = "Working out calibration and the workload curve…"
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(GuardedHandlers, Screen[None]):
     """Numbers and charts from `session.stats()`."""
 
     CSS_PATH = SCREENS_CSS

@@ -18,7 +18,7 @@ from studykit.quiz import Grade, Variant, grade
 from studykit.study.cardtext import expected_text, side_markdown, worked_text
 from studykit.study.session import Rating
 from studykit.text.unicodemath import latex_to_unicode
-from studykit.tui.guard import LoudWorkers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 
 GRADE_WORKER = "grade-answer"
 
@@ -28,7 +28,7 @@ def proposed_rating(result: Grade) -> Rating:
     return Rating.Good if result.correct else Rating.Again
 
 
-class AnswerPanel(LoudWorkers, Vertical):
+class AnswerPanel(GuardedHandlers, LoudWorkers, Vertical):
     """Shown for numeric and symbolic cards; hidden for the others."""
 
     # Printable keys type into the box, so the screen's keys work after escape leaves it.

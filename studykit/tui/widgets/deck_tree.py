@@ -14,6 +14,7 @@ from textual.widgets.tree import TreeNode
 
 from studykit.core.terminal import terminal_safe
 from studykit.srs.hierarchy import SEPARATOR, deck_path
+from studykit.tui.guard import GuardedHandlers
 
 COUNT_WIDTH = 7
 Totals = Callable[[Sequence[str]], tuple[int, int, int]]
@@ -94,7 +95,7 @@ def build_deck_groups(counts: Iterable[HasCounts], totals: Totals | None = None)
     return top
 
 
-class DeckTree(Tree[DeckGroup]):
+class DeckTree(GuardedHandlers, Tree[DeckGroup]):
     """Decks as a tree; each row ends in right-aligned new / learning / due columns."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

@@ -146,7 +146,9 @@ class ExperimentForm(Vertical):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
-        self._check(event.input.id or "", event.value)
+        # The field's value now, not the event's: keys typed fast change it again before
+        # this runs, and the estimate below reads the fields as they are now.
+        self._check(event.input.id or "", event.input.value)
 
     def on_switch_changed(self, event: Switch.Changed) -> None:
         event.stop()
@@ -160,8 +162,7 @@ class ExperimentForm(Vertical):
         name = widget_id.removeprefix("param-")
         message = ""
         if name == "seed":
-            if not text.strip().lstrip("-").isdigit():
-                message = f"seed must be an integer; got {text!r}"
+            message = _seed_problem(text) or ""
         else:
             param = self.experiment.param(name)
             if param is None:
@@ -205,24 +206,38 @@ class ExperimentForm(Vertical):
             self.post_message(self.Changed(self, self.runnable))
 
     def params(self) -> Params | None:
-        """The experiment's parameters when every one is valid, else None."""
+        """The experiment's parameters when every field holds a valid value now, else None.
+
+        Never raises: a field may have changed since its last check (typing is faster than
+        the checks), and then its message comes with the next one.
+        """
         if any(name != "seed" for name in self.errors):
             return None
         params: Params = {}
         for param in self.experiment.params:
             widget = self.query_one(f"#param-{param.name}")
             raw = widget.value if isinstance(widget, Input | Select | Switch) else None
-            params[param.name] = convert(param, raw)
+            try:
+                params[param.name] = convert(param, raw)
+            except ParamError:
+                return None
         return params
 
     def values(self) -> tuple[Params, str, int] | None:
-        """(params, device, seed) when every field is valid, else None."""
+        """(params, device, seed) when every field is valid now, else None."""
         params = self.params()
-        if params is None or self.errors:
+        seed = self.query_one("#param-seed", Input).value
+        if params is None or self.errors or _seed_problem(seed) is not None:
             return None
         device = self.query_one("#param-device", Select).value
-        seed = int(self.query_one("#param-seed", Input).value.strip())
-        return params, str(device), seed
+        return params, str(device), int(seed.strip())
+
+
+def _seed_problem(text: str) -> str | None:
+    """Why `text` is no seed, or None when it is one."""
+    if text.strip().lstrip("-").isdigit():
+        return None
+    return f"seed must be an integer; got {text!r}"
 
 
 def _help(param: Param) -> str:

@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from studykit.experiments.base import Result
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.widgets.experiment_plot import ExperimentPlot
 
 
@@ -42,7 +43,7 @@ def provenance(result: Result) -> str:
     )
 
 
-class ExperimentResultView(Vertical):
+class ExperimentResultView(GuardedHandlers, Vertical):
     """A result, or nothing until `show` is called."""
 
     shown: Result | None = None

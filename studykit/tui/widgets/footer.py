@@ -7,6 +7,8 @@ from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
+from studykit.tui.guard import GuardedHandlers
+
 # Below this width the keys lose their spacing (Textual's compact footer) and the palette key
 # gives its room to them (ctrl+p still opens the palette).
 COMPACT_BELOW = 100
@@ -14,7 +16,7 @@ COMPACT_BELOW = 100
 KeysShown = tuple[object, ...]
 
 
-class StudyFooter(Footer):
+class StudyFooter(GuardedHandlers, Footer):
     """Quit first, then the keys of the focused widget, the screen and the app."""
 
     def __init__(self) -> None:

@@ -14,13 +14,13 @@ from studykit.experiments.base import ExperimentError, TorchMissing
 from studykit.quiz.measured import Measured, measurable, measure
 from studykit.quiz.variants import Variant
 from studykit.study.session import StudySession
-from studykit.tui.guard import LoudWorkers
+from studykit.tui.guard import GuardedHandlers, LoudWorkers
 
 MEASURE_WORKER = "measure-experiment"
 MEASURE_GROUP = "measure"
 
 
-class MeasuredValue(LoudWorkers, Vertical):
+class MeasuredValue(GuardedHandlers, LoudWorkers, Vertical):
     """Hidden until a revealed card links an experiment answer; then a progress bar, the value."""
 
     worker_titles: ClassVar[dict[str, str]] = {MEASURE_WORKER: "Could not measure the value"}

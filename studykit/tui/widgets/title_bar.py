@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
+from studykit.tui.guard import GuardedHandlers
 
-class TitleBar(Static):
+
+class TitleBar(GuardedHandlers, Static):
     """The app name and the screen's sub-title, docked at the top."""
 
     def __init__(self) -> None:
