@@ -144,10 +144,9 @@ def run(
 
 def _cache(database: Path, result: Result) -> None:
     """Store the result in the study database's experiment cache; a failure is only told."""
-    import sqlite3
     from datetime import UTC, datetime
 
-    from studykit.core.errors import StudykitError
+    from studykit.core.errors import USER_ERRORS, describe_error
     from studykit.srs.store import Store
 
     data = result.to_json()
@@ -162,8 +161,8 @@ def _cache(database: Path, result: Result) -> None:
                 result=data,
                 created_at=datetime.now(UTC),
             )
-    except (OSError, sqlite3.Error, StudykitError) as error:
-        click.echo(f"studykit: the result was not cached: {error}", err=True)
+    except USER_ERRORS as error:
+        click.echo(f"studykit: the result was not cached: {describe_error(error)}", err=True)
 
 
 def human_report(result: Result, *, width: int = 80) -> str:

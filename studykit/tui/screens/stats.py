@@ -16,9 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from studykit.core.errors import describe_error
 from studykit.study.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
-from studykit.tui.guard import GuardedHandlers, describe_error, shown_on_screen
+from studykit.tui.guard import GuardedHandlers, shown_on_screen
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
