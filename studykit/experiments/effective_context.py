@@ -17,7 +17,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
-from studykit.experiments.costs import DUAL_STEP_SECONDS, cost
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param(
@@ -58,7 +58,7 @@ def estimate(params: Params) -> Cost:
     return cost(
         "effective-context",
         peak_bytes=steps * _BYTES_PER_STEP,
-        seconds=steps * DUAL_STEP_SECONDS,
+        dual_steps=steps,
         drivers=("max_steps", "gamma"),  # a lower threshold costs more: not one to lower
     )
 
