@@ -70,8 +70,8 @@ def estimate(params: Params) -> Cost:
             slow, _, _ = _pass(kind, 16, max(t - onset, 0), d, backward=True)
             passes.append((_SUBNORMAL * slow, 0.0, 0.0))
         if train:
-            step = _pass(kind, 64, t, d, backward=True)
-            passes += [(f * steps, b * steps, (o + _STEP_OPS) * steps) for f, b, o in [step]]
+            f, b, o = _pass(kind, 64, t, d, backward=True)
+            passes.append((f * steps, b * steps, (o + _STEP_OPS) * steps))
             passes.append(_pass(kind, 512, t, d, backward=False))
         flops += seeds * sum(p[0] for p in passes)
         moved += seeds * size * sum(p[1] for p in passes)
@@ -93,6 +93,7 @@ def estimate(params: Params) -> Cost:
 _GATES = {"rnn": 1, "lstm": 4, "attention": 0}
 # A training step beyond the model's passes: the batch, the loss, zero_grad and Adam's update.
 _STEP_OPS = 60
+# How much slower a backward step on subnormal floats ran (a distance-300 profile, measured).
 _SUBNORMAL = 60
 
 
@@ -195,7 +196,7 @@ def _train(
     device = ctx.device
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
     # Gradients from far back underflow to subnormal floats, which the CPU handles ~100x
-    # slower: a distance over ~130 made each step 5-15x slower. Training ignores values that
+    # slower: a distance over ~150 made each step 5-15x slower. Training ignores values that
     # small; the profile above, measured before, keeps them.
     flushing = torch.set_flush_denormal(True)
     try:
