@@ -4,10 +4,11 @@ Measured by `benchmarks/calibrate_costs.py` on the development machine: Intel Xe
 shared with other jobs (load 5-7), 23 GiB, torch 2.13.0+cpu with one thread as a run's child
 has it, 2026-12-04. Memory is the run's whole process: a child with torch imported, the torch
 parts the experiment loads (its floor), and what it counts. Time is the floor plus counted
-work at these rates, times the experiment's fitted scale; rates and scales come from one
-calibration, floors and torch's footprint are the worst of four that day, so estimates err
-high at that load (on a quiet machine runs take a half to a third of them). Another CPU is
-faster or slower by a roughly constant factor; memory does not depend on it.
+work at these rates, times the experiment's fitted scale. Rates come from one calibration,
+scales from it and a second sweep, floors and torch's footprint are the worst of four that
+day: estimates err high at that load (on a quiet machine runs take a half to a third of
+them). Another CPU is faster or slower by a roughly constant factor; memory does not depend
+on it.
 """
 
 from __future__ import annotations
@@ -64,16 +65,16 @@ FLOOR_SECONDS: Final[dict[str, float]] = {
     "positional-encoding": 0.01,
     "attention-scaling": 0.01,
 }
-# Fitted: the worst ratio of measured to counted work over the sweep (1.0: no point of that
-# experiment took long enough past its floor to fit; its counts stand as they are).
+# Fitted: the worst ratio of measured to counted work over two sweeps, the calibration's and
+# a check 20 minutes later (1.0: no point took long enough past its floor to fit).
 TIME_SCALE: Final[dict[str, float]] = {
     "effective-context": 0.19,
     "rnn-gradient-decay": 3.98,
-    "lstm-forget-gate": 0.98,
-    "parallelism": 1.49,
+    "lstm-forget-gate": 1.1,
+    "parallelism": 1.69,
     "memory-capacity": 0.52,
-    "long-range": 1.52,
-    "bptt-memory": 2.29,
+    "long-range": 1.68,
+    "bptt-memory": 7.65,
     "positional-encoding": 1.0,
     "attention-scaling": 0.47,
 }
