@@ -167,6 +167,7 @@ def _cache(database: Path, result: Result) -> None:
 
 def human_report(result: Result, *, width: int = 80) -> str:
     """Answers, table, plot and explanation as terminal text."""
+    from studykit.experiments.budget import describe_bytes
     from studykit.experiments.plotting import render_text
     from studykit.experiments.registry import get
 
@@ -177,7 +178,8 @@ def human_report(result: Result, *, width: int = 80) -> str:
         f"{experiment.title} ({result.name})",
         f"params: {params}",
         f"seed {result.seed} · device {result.device} · {result.machine} · "
-        f"torch {result.torch_version} · {result.elapsed_s:.2f} s",
+        f"torch {result.torch_version} · {result.elapsed_s:.2f} s"
+        + (f" · peak {describe_bytes(result.peak_bytes)}" if result.peak_bytes else ""),
         "",
     ]
     label_width = max(len(a.label) for a in out.answers)
