@@ -1,8 +1,7 @@
-"""Memory model: simulate 365 days x 1,000 cards; optimize 5,000 / 50,000 reviews; workload."""
+"""Memory model: simulate a year; optimize 5k / 50k / 200k reviews (both fits); workload."""
 
 from __future__ import annotations
 
-import functools
 import os
 import shutil
 import sys
@@ -10,7 +9,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,7 +23,9 @@ from studykit.memory.simulate import simulate
 from studykit.study.session import StudySession
 
 START = datetime(2025, 1, 6, 9, tzinfo=UTC)
+SIZES = (5_000, 50_000, 200_000)
 T = TypeVar("T")
+Answer = tuple[int, int, int, int | None]
 
 
 def _timed(name: str, goal: str, fn: Callable[[], T]) -> T:
@@ -36,52 +37,78 @@ def _timed(name: str, goal: str, fn: Callable[[], T]) -> T:
     return value
 
 
+def _measure(fn: Callable[[], T]) -> tuple[T, float, float]:
+    """fn's value, wall seconds and CPU seconds (this process, all threads)."""
+    cpu, start = time.process_time(), time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start, time.process_time() - cpu
+
+
 def _load() -> str:
     """The machine's share: other processes load its cores too, so wall time alone misleads."""
     one, five, _ = os.getloadavg()
     return f"{os.cpu_count()} CPUs, load {one:.1f} / {five:.1f} (1 / 5 min)"
 
 
-def _fsrs_optimizer(rows: list[tuple[int, int, int, int]]) -> None:
-    """fsrs's own optimizer on the same reviews and split, for reference (when installed)."""
+def _torch_fit(answers: list[Answer], split_us: int) -> list[float] | None:
+    """The batched torch fit on the answers before the split (None without torch)."""
     try:
-        from fsrs import Optimizer, Rating, ReviewLog
-        from fsrs.optimizer import LOWER_BOUNDS_PARAMETERS_TENSORS  # noqa: F401
-    except ImportError:
-        print("    (fsrs's own optimizer not installed: pip install 'fsrs[optimizer]')")
-        return
-    from studykit.memory.metrics import predict, score
-    from studykit.memory.optimize import TRAIN_SHARE
+        import torch
 
-    counted = predict(rows, None)
-    split = counted[int(len(counted) * TRAIN_SHARE)].reviewed_at_us
-    epoch = datetime(1970, 1, 1, tzinfo=UTC)
-    logs = [
-        ReviewLog(k, Rating(g), epoch + timedelta(microseconds=at), ms)
-        for k, g, at, ms in rows
-        if at < split
-    ]
-    cpu, start = time.process_time(), time.perf_counter()
-    fitted = Optimizer(logs).compute_optimal_parameters()
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-    after = score([p for p in predict(rows, fitted) if p.reviewed_at_us >= split])
+        from studykit.memory.fsrs_fit import (
+            MAX_FIT_REVIEWS,
+            fit_parameters,
+            histories,
+            sample_cards,
+        )
+    except ImportError:
+        return None
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    rows = [(key, rating, at, 0) for key, rating, at, _ in answers if at < split_us]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        sample = sample_cards(histories(rows), MAX_FIT_REVIEWS)
+        return fit_parameters(sample, DEFAULT_PARAMETERS)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def compare_fits(answers: list[Answer], next_day_at: int) -> None:
+    """Both fits on the same reviews and time split, scored by fsrs-rs on the later 20 %."""
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from studykit.memory import engine
+    from studykit.memory.optimize import fit, items_of, split
+
+    _, wall, cpu = _measure(lambda: fit(answers, next_day_at=next_day_at))
+    print(f"  optimize {len(answers):,} answers end to end (convert, fit, score both):")
+    print(f"    {wall:.2f} s wall, {cpu:.2f} s CPU (goal at 50,000: ≤ 1 s wall)")
+    parts = split(items_of(answers, (), next_day_at=next_day_at))
     print(
-        f"    fsrs's own optimizer, same reviews: {wall:.2f} s (CPU {cpu:.2f} s), "
-        f"held-out log loss {after.log_loss:.4f}, RMSE {after.rmse:.4f}",
-        flush=True,
+        f"    {len(parts.train):,} items fitted on, {len(parts.test):,} held out; "
+        f"engine, wall, CPU, held-out log loss, RMSE (bins):"
     )
+    default = engine.evaluate(DEFAULT_PARAMETERS, parts.test)
+    print(f"    {'fsrs defaults':<16}{'':>18}{default.log_loss:>10.4f}{default.rmse:>9.4f}")
+    rs_params, wall, cpu = _measure(lambda: engine.fit(parts.train, relearning_steps=1))
+    rs = engine.evaluate(rs_params, parts.test)
+    print(f"    {'fsrs-rs-python':<16}{wall:>8.2f} s{cpu:>8.2f} s{rs.log_loss:>10.4f}{rs.rmse:>9.4f}")
+    torch_params, wall, cpu = _measure(lambda: _torch_fit(answers, parts.split_us))
+    if torch_params is None:
+        print("    (the torch fit is not installed)")
+        return
+    ours = engine.evaluate(torch_params, parts.test)
+    print(f"    {'torch (ours)':<16}{wall:>8.2f} s{cpu:>8.2f} s{ours.log_loss:>10.4f}{ours.rmse:>9.4f}")
 
 
 def main() -> None:
-    try:
-        import numpy  # noqa: F401
-        import torch  # noqa: F401
-    except ImportError:
-        print("memory model benchmarks skipped: install the torch extra ('.[torch]')")
-        return
-    from studykit.memory.optimize import fit
-    from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
+    from studykit.memory import engine
 
+    if not engine.available():
+        print(f"memory model benchmarks skipped: {engine.INSTALL_HINT}")
+        return
     print(f"memory model benchmarks — {_load()}", flush=True)
     tmp = Path(tempfile.mkdtemp(prefix="studykit-bench-memory-"))
     try:
@@ -94,55 +121,55 @@ def main() -> None:
             lambda: simulate(settings, days=365, seed=1, start=START),
         )
 
+        # One simulated year of 6,500 cards at 40 new a day (~210,000 answers); the sizes are
+        # its first answers, so each is a student's history up to some day.
         big_root = tmp / "big-root"
-        write_yaml_root(big_root, cards=2500)
-        big = replace(settings, root=big_root, data_dir=tmp / "big", new_per_day=40)
-        simulate(big, days=365, seed=2, start=START)
+        write_yaml_root(big_root, cards=6500)
+        big = replace(
+            settings, root=big_root, data_dir=tmp / "big", new_per_day=40, reviews_per_day=9999
+        )
+        _timed(
+            "simulate 365 days x 6,500 cards ({value.answers:,} answers)",
+            "",
+            lambda: simulate(big, days=365, seed=2, start=START),
+        )
         with StudySession.open(big) as session:
-            rows = session.review_rows()
-        for size, goal in ((5_000, "≤ 10 s"), (50_000, "≤ 60 s")):
-            part = rows[:size]
-            fitted = _timed(
-                f"optimize {len(part):,} reviews (fit + held-out scoring)",
-                goal,
-                functools.partial(fit, part),
-            )
-            f = fitted
-            print(
-                f"    held-out log loss {f.before.log_loss:.4f} -> {f.after.log_loss:.4f}, "
-                f"RMSE {f.before.rmse:.4f} -> {f.after.rmse:.4f}",
-                flush=True,
-            )
-            if size == 5_000:
-                _fsrs_optimizer(part)
+            answers, _, _ = session.training_log()
+        for size in SIZES:
+            part = answers[:size]
+            compare_fits(part, part[-1][2] // 1_000_000 + 86_400)
 
-        with StudySession.open(settings) as session:
-            inputs = session.workload_inputs()
-            model = session.memory_model()
-        from fsrs.scheduler import DEFAULT_PARAMETERS
-
-        params = list(DEFAULT_PARAMETERS) if model is None else model["parameters"]
-
-        def curve() -> float:
-            rows = [
-                simulate_workload(
-                    params,
-                    retention=r,
-                    days=365,
-                    new_cards=inputs["new"] + 1000,
-                    new_per_day=20,
-                    reviews_per_day=9999,
-                    stability=inputs["stability"],
-                    difficulty=inputs["difficulty"],
-                    elapsed=inputs["elapsed"],
-                )
-                for r in RETENTIONS
-            ]
-            return recommend(rows).retention
-
-        _timed("workload 28 retentions x 365 days x 2,000 cards (best {value})", "≤ 10 s", curve)
+        _bench_workload(settings)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _bench_workload(settings: Settings) -> None:
+    from fsrs.scheduler import DEFAULT_PARAMETERS
+
+    from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
+
+    with StudySession.open(settings) as session:
+        inputs = session.workload_inputs()
+
+    def curve() -> float:
+        rows = [
+            simulate_workload(
+                list(DEFAULT_PARAMETERS),
+                retention=r,
+                days=365,
+                new_cards=inputs["new"] + 1000,
+                new_per_day=20,
+                reviews_per_day=9999,
+                stability=inputs["stability"],
+                difficulty=inputs["difficulty"],
+                elapsed=inputs["elapsed"],
+            )
+            for r in RETENTIONS
+        ]
+        return recommend(rows).retention
+
+    _timed("workload 28 retentions x 365 days x 2,000 cards (best {value})", "≤ 10 s", curve)
 
 
 if __name__ == "__main__":

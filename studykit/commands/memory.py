@@ -56,19 +56,20 @@ class _Bar:
             self._bar.__exit__(kind, error, trace)
 
 
-def _need_extra(command: str, *, optimizer: bool) -> None:
-    """Exit 2 naming the extra to install when numpy (or torch) is missing."""
+def _need_numpy(command: str) -> None:
+    """Exit 2 naming the extra to install when numpy is missing."""
     try:
         import numpy  # noqa: F401
     except ImportError:
-        missing = True
-    else:
-        from studykit.memory.optimize import optimizer_available
+        fail(f"`studykit {command}` needs numpy: install the torch extra ({_EXTRA})", EXIT_USAGE)
 
-        missing = optimizer and not optimizer_available()
-    if missing:
-        what = "torch" if optimizer else "numpy"
-        fail(f"`studykit {command}` needs {what}: install the torch extra ({_EXTRA})", EXIT_USAGE)
+
+def _need_engine(command: str) -> None:
+    """Exit 2 saying how to install fsrs-rs-python when it is missing."""
+    from studykit.memory.engine import EngineMissing, available
+
+    if not available():
+        fail(str(EngineMissing(f"`studykit {command}`")), EXIT_USAGE)
 
 
 def _open(ctx: click.Context, deck_id: str | None) -> StudySession:
@@ -123,25 +124,30 @@ def optimize(
 ) -> None:
     """Fit FSRS parameters to your review log; compare them with the current ones.
 
-    Fits on the earlier 80 % of your reviews and scores both parameter sets on the later
-    20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
+    fsrs-rs-python, the optimizer Anki uses, fits on the earlier 80 % of your reviews
+    (converted as Anki converts its review log) and scores both parameter sets on the
+    later 20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
     parameters (for --deck and its sub-decks, or for everything) when they predict the
-    later reviews at least as well; the next answer uses them. Each card's first 64
-    answers are fitted on, as fsrs's own optimizer does.
+    later reviews at least as well; the next answer uses them.
     """
     if reschedule and not apply:
         fail("--reschedule needs --apply", EXIT_USAGE)
-    _need_extra("optimize", optimizer=True)
+    _need_engine("optimize")
     from studykit.memory.optimize import NotEnoughReviews, fit
 
     session = _open(ctx, deck_id)
     try:
-        rows = session.review_rows(deck_id)
+        answers, forgets, next_day_at = session.training_log(deck_id)
         model = session.memory_model(deck_id)
         current = None if model is None else model["parameters"]
         try:
-            with _Bar("Fitting", quiet=as_json) as bar:
-                result = fit(rows, current=current, progress=bar)
+            result = fit(
+                answers,
+                next_day_at=next_day_at,
+                forgets=forgets,
+                current=current,
+                relearning_steps=len(session.settings.relearning_steps),
+            )
         except NotEnoughReviews as error:
             fail(str(error), EXIT_PROBLEM)
         better = not result.after.log_loss > result.before.log_loss
@@ -173,7 +179,7 @@ def optimize(
     if result.fit_cards < result.train_cards:
         click.echo(
             f"That is a sample of {result.fit_cards} of the {result.train_cards} earlier "
-            "cards, to keep the fit near a minute."
+            "cards, to keep the fit within seconds."
         )
     click.echo(f"{'':10}{'current':>10}{'fitted':>10}")
     click.echo(f"{'log loss':10}{result.before.log_loss:>10.4f}{result.after.log_loss:>10.4f}")
@@ -276,7 +282,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     limit) with your parameters, fitted or default, and recommends the retention with the
     least time per card remembered.
     """
-    _need_extra("workload", optimizer=False)
+    _need_numpy("workload")
     from studykit.memory.workload import RETENTIONS, curve, plot_lines, recommend, with_current
 
     session = _open(ctx, None)

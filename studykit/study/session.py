@@ -690,6 +690,15 @@ class StudySession:
         return self.store.review_rows(self.deck_scope(deck_id))
 
     @_synchronized
+    def training_log(
+        self, deck_id: str | None = None
+    ) -> tuple[list[tuple[int, int, int, int | None]], list[tuple[int, int]], int]:
+        """Answers and forgets for the optimizer (see Store.training_log) and the next day
+        boundary in epoch seconds."""
+        answers, forgets = self.store.training_log(self.deck_scope(deck_id))
+        return answers, forgets, to_us(self.day_bounds(self.now())[1]) // 1_000_000
+
+    @_synchronized
     def has_reviews(self) -> bool:
         """True when the review log holds at least one answer."""
         return self.store.review_count() > 0

@@ -22,7 +22,6 @@ from studykit.memory.fsrs_fit import (  # noqa: E402
     recall,
     sample_cards,
 )
-from studykit.memory.optimize import fit  # noqa: E402
 
 T0 = datetime(2026, 1, 5, 9, tzinfo=UTC)
 Row = tuple[int, int, int, int]
@@ -110,13 +109,3 @@ def test_a_large_earlier_part_is_fitted_on_a_sample_of_whole_cards() -> None:
     for j in range(part.cards):  # each sampled column is one card's full history
         column = part.rating[:, j].tolist() + [0] * (h.rating.shape[0] - part.rating.shape[0])
         assert tuple(column) in whole
-
-
-def test_fit_over_budget_says_so_and_still_scores_every_later_review() -> None:
-    rows = learner_rows(6, cards=160, days=120)
-    full = fit(rows)
-    sampled = fit(rows, budget=600)
-    assert full.fit_cards == full.train_cards == sampled.train_cards
-    assert sampled.fit_cards < sampled.train_cards and sampled.train_reviews <= 600
-    assert sampled.test_reviews == full.test_reviews and sampled.before == full.before
-    assert sampled.after.log_loss < sampled.before.log_loss
