@@ -279,16 +279,30 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     """Reviews and minutes per day, and cards remembered, for desired retention 0.70-0.97.
 
     Simulates your cards (their current memory state, then the new ones at your daily
-    limit) with your parameters, fitted or default, and recommends the retention with the
-    least time per card remembered.
+    limit) with your parameters, fitted or default, scheduled as studykit schedules them
+    (load balancer, Easy Days). Once you have your own fitted model it marks the desired
+    retention fsrs-rs-python (Anki's optimizer) recommends.
     """
     _need_numpy("workload")
-    from studykit.memory.workload import RETENTIONS, curve, plot_lines, recommend, with_current
+    from studykit.memory.advice import readiness, recommend
+    from studykit.memory.engine import EngineMissing
+    from studykit.memory.workload import RETENTIONS, curve, plot_lines, with_current
 
     session = _open(ctx, None)
     try:
-        model = session.memory_model(None)
+        ready = readiness(session)
+        model = session.memory_model(None) if ready.enough else None
         inputs = session.workload_inputs()
+        if inputs["new"] + len(inputs["stability"]) == 0:
+            fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
+        best, advice = None, ready.waiting()
+        if model is not None:
+            try:
+                best = recommend(session, model["parameters"])
+            except EngineMissing as error:
+                advice = str(error)
+            except ValueError as error:
+                advice = f"No recommendation: {error}."
     finally:
         session.close()
     if model is not None:
@@ -298,18 +312,16 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
 
         parameters, source = list(DEFAULT_PARAMETERS), "fsrs defaults"
     settings = settings_from(ctx)
-    if inputs["new"] + len(inputs["stability"]) == 0:
-        fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
     current = settings.desired_retention
+    shown = with_current(RETENTIONS, current)
     rows = curve(
         parameters,
         inputs,
         days=days,
         new_per_day=settings.new_per_day,
         reviews_per_day=settings.reviews_per_day,
-        retentions=with_current(RETENTIONS, current),
+        retentions=shown if best is None else with_current(shown, best),
     )
-    best = recommend(rows)
     if as_json:
         document = {
             "parameters": source,
@@ -324,7 +336,10 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
                 }
                 for r in rows
             ],
-            "recommended": best.retention,
+            "recommended": best,
+            "advice": advice or None,
+            "reviews_counted": ready.have,
+            "reviews_needed": ready.need,
             "current": current,
         }
         click.echo(json.dumps(document, indent=2))
@@ -341,4 +356,7 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
         )
     click.echo("")
     click.echo("\n".join(plot_lines(rows, best, current=current)))
-    click.echo(f"Recommended desired retention: {best.retention:.2f} (yours: {current:.2f})")
+    if best is not None:
+        click.echo(f"Recommended desired retention: {best:.2f} (fsrs-rs; yours: {current:.2f})")
+    else:
+        click.echo(advice)

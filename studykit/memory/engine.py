@@ -11,7 +11,7 @@ import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
@@ -19,20 +19,17 @@ from studykit.core.errors import StudykitError
 from studykit.memory.items import Item
 from studykit.memory.metrics import Score
 
-if TYPE_CHECKING:
-    import fsrs_rs_python
-
 __all__ = [
     "EPOCHS",
     "INSTALL_HINT",
     "RETENTION_RANGE",
-    "CardMemory",
     "EngineMissing",
     "Habits",
     "available",
     "evaluate",
     "fit",
     "optimal_retention",
+    "within_bounds",
 ]
 
 INSTALL_HINT = "pip install 'studykit[memory]' (or: pip install fsrs-rs-python)"
@@ -75,7 +72,7 @@ def _fsrs_items(rs: ModuleType, items: Sequence[Item], *, history_only: bool) ->
     return out
 
 
-def _checked(parameters: Sequence[float]) -> list[float]:
+def within_bounds(parameters: Sequence[float]) -> list[float]:
     """fsrs-rs's float32 parameters inside the fsrs package's bounds (0.8f32 > 0.8)."""
     return [
         min(max(float(w), low), high)
@@ -96,7 +93,7 @@ def fit(items: Sequence[Item], *, relearning_steps: int) -> list[float]:
         num_relearning_steps=relearning_steps,
         training_config=rs.TrainingConfig(num_epochs=EPOCHS),
     )
-    return _checked(fitted)
+    return within_bounds(fitted)
 
 
 def evaluate(parameters: Sequence[float], items: Sequence[Item]) -> Score:
@@ -106,17 +103,6 @@ def evaluate(parameters: Sequence[float], items: Sequence[Item]) -> Score:
         return Score(float("nan"), float("nan"), 0)
     result = rs.FSRS(list(parameters)).evaluate(_fsrs_items(rs, items, history_only=False))
     return Score(float(result.log_loss), float(result.rmse_bins), len(items))
-
-
-@dataclass(frozen=True, slots=True)
-class CardMemory:
-    """A studied card for the simulator: memory state, days since its review, days to due."""
-
-    stability: float
-    difficulty: float
-    elapsed: float  # days since the last review (>= 0)
-    due_in: float  # days from today to its due date (<= 0: due now)
-    lapses: int = 0
 
 
 @dataclass(frozen=True)
@@ -129,48 +115,36 @@ class Habits:
 
     first: tuple[float, float, float, float] = (0.24, 0.094, 0.495, 0.171)
     review: tuple[float, float, float] = (0.224, 0.631, 0.145)
-    seconds: tuple[tuple[float, float, float, float], ...] = (
+    seconds: tuple[tuple[float, ...], ...] = (
         (19.58, 18.79, 13.78, 10.71),
         (19.38, 17.59, 12.38, 8.94),
         (16.44, 15.25, 12.32, 8.03),
     )
 
 
-def _card(rs: ModuleType, w: list[float], memory: CardMemory, retention: float) -> Any:
-    card: fsrs_rs_python.Card = rs.Card()
-    card.stability = memory.stability
-    card.difficulty = memory.difficulty
-    card.last_date = -memory.elapsed
-    card.due = max(0.0, memory.due_in)
-    card.interval = max(1.0, memory.due_in + memory.elapsed)
-    card.lapses = memory.lapses
-    card.desired_retention = retention
-    card.parameters = w
-    return card
-
-
 def optimal_retention(
     parameters: Sequence[float],
     *,
-    cards: Sequence[CardMemory],
-    new_cards: int,
+    cards: int,
     new_per_day: int,
     reviews_per_day: int,
     days: int,
-    retention: float,
     habits: Habits = Habits(),
     learning_steps: int = 2,
     relearning_steps: int = 1,
 ) -> float:
-    """The desired retention with the least time per card remembered after `days` (fsrs-rs).
+    """The desired retention with the least time per card remembered (fsrs-rs, as Anki).
 
-    As Anki's "optimal retention": the studied `cards` keep `retention` (the one in use), new
-    cards are learnt at `new_per_day` under the chosen one; clamped to RETENTION_RANGE.
+    fsrs-rs simulates learning `cards` cards from scratch at `new_per_day` for `days` days
+    with these parameters and habits, for the retentions its search tries; the result is
+    clamped to RETENTION_RANGE as Anki clamps it.
     """
     rs = _engine("recommending a desired retention")
+    if cards < 1 or new_per_day < 1:
+        raise ValueError("a recommendation needs cards to learn and a new-card limit above 0")
     w = rs.check_and_fill_parameters(list(parameters))
     config = rs.default_simulator_config()
-    config.deck_size = len(cards) + new_cards
+    config.deck_size = cards
     config.learn_span = days
     config.learn_limit = new_per_day
     config.review_limit = reviews_per_day
@@ -180,7 +154,6 @@ def optimal_retention(
     config.state_rating_costs = [list(row) for row in habits.seconds]
     config.learning_step_count = learning_steps
     config.relearning_step_count = relearning_steps
-    existing = [_card(rs, w, memory, retention) for memory in cards]
-    best = rs.optimal_retention(config, w, existing)
+    best = float(rs.optimal_retention(config, w))
     low, high = RETENTION_RANGE
-    return round(min(max(float(best), low), high), 2)
+    return round(min(max(best, low), high), 2)

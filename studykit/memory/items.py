@@ -50,6 +50,7 @@ class Entry(NamedTuple):
     rating: int
     at_us: int
     state_before: int | None  # None: a new card; else fsrs State (1 learning, 2, 3)
+    duration_ms: int = 0
 
     @property
     def learning(self) -> bool:

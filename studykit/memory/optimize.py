@@ -39,7 +39,8 @@ MIN_REVIEWS = math.ceil(MIN_TRAIN_REVIEWS / TRAIN_SHARE)  # 640
 MAX_FIT_ITEMS = 1_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-Answers = Iterable[tuple[int, int, int, int | None]]  # (key, rating, reviewed_at_us, state)
+# (key, rating, reviewed_at_us, state_before, duration_ms), as Store.training_log gives them
+Answer = tuple[int, int, int, int | None, int]
 
 
 class NotEnoughReviews(StudykitError):
@@ -81,7 +82,7 @@ class Fit:
 
 
 def items_of(
-    answers: Answers, forgets: Iterable[tuple[int, int]], *, next_day_at: int
+    answers: Iterable[Answer], forgets: Iterable[tuple[int, int]], *, next_day_at: int
 ) -> list[Item]:
     """The log's fsrs-rs items, converted as Anki converts its revlog (items.py)."""
     return training_items(
@@ -120,7 +121,7 @@ def _sample(items: list[Item], budget: int, *, seed: int = 0) -> list[Item]:
 
 
 def fit(
-    answers: Sequence[tuple[int, int, int, int | None]],
+    answers: Sequence[Answer],
     *,
     next_day_at: int,
     forgets: Iterable[tuple[int, int]] = (),

@@ -16,7 +16,6 @@ __all__ = [
     "Row",
     "curve",
     "plot_lines",
-    "recommend",
     "simulate_workload",
     "with_current",
 ]
@@ -207,17 +206,13 @@ def with_current(retentions: Sequence[float], current: float) -> tuple[float, ..
     return tuple(sorted({*retentions, round(current, 3)}))
 
 
-def recommend(rows: Sequence[Row]) -> Row:
-    """The row with the least time per card remembered."""
-    return min(rows, key=lambda row: row.minutes_per_remembered)
-
-
 def plot_lines(
-    rows: Sequence[Row], best: Row, *, current: float | None = None, width: int = 40
+    rows: Sequence[Row], best: float | None, *, current: float | None = None, width: int = 40
 ) -> list[str]:
     """A terminal bar per retention: minutes per card remembered, the curve to minimise.
 
-    The recommended row is marked, and the row of `current`, the retention in use.
+    The row of `best`, the recommended retention (None: none yet), is marked, and the row
+    of `current`, the retention in use.
     """
     finite = [r.minutes_per_remembered for r in rows if np.isfinite(r.minutes_per_remembered)]
     top = max(finite, default=1.0) or 1.0
@@ -226,7 +221,7 @@ def plot_lines(
         value = row.minutes_per_remembered
         bar = "█" * max(1, round(width * value / top)) if np.isfinite(value) else "∞"
         marks = [
-            *(["recommended"] if row is best else []),
+            *(["recommended"] if best is not None and row.retention == round(best, 3) else []),
             *(["yours"] if current is not None and row.retention == round(current, 3) else []),
         ]
         mark = f"  ◀ {', '.join(marks)}" if marks else ""

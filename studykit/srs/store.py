@@ -530,10 +530,11 @@ class Store:
 
     def training_log(
         self, deck_ids: Sequence[str] | None = None
-    ) -> tuple[list[tuple[int, int, int, int | None]], list[tuple[int, int]]]:
+    ) -> tuple[list[tuple[int, int, int, int | None, int]], list[tuple[int, int]]]:
         """What the optimizer converts: answers and forgets, oldest first.
 
-        Answers are (key, rating, reviewed_at_us, state_before) without imported rows;
+        Answers are (key, rating, reviewed_at_us, state_before, duration_ms) without
+        imported rows;
         forgets (resets to new) are (key, forgotten_at_us).
         """
         params: tuple[str, ...] = ()
@@ -542,7 +543,7 @@ class Store:
             params = tuple(deck_ids)
             where = f" AND deck_id IN ({', '.join('?' for _ in params)})"
         answers = self._query(
-            "SELECT key, rating, reviewed_at_us, state_before FROM review_log "
+            "SELECT key, rating, reviewed_at_us, state_before, duration_ms FROM review_log "
             f"WHERE source IS NULL{where} ORDER BY reviewed_at_us, id",
             params,
         )

@@ -692,7 +692,7 @@ class StudySession:
     @_synchronized
     def training_log(
         self, deck_id: str | None = None
-    ) -> tuple[list[tuple[int, int, int, int | None]], list[tuple[int, int]], int]:
+    ) -> tuple[list[tuple[int, int, int, int | None, int]], list[tuple[int, int]], int]:
         """Answers and forgets for the optimizer (see Store.training_log) and the next day
         boundary in epoch seconds."""
         answers, forgets = self.store.training_log(self.deck_scope(deck_id))
@@ -780,10 +780,11 @@ class StudySession:
 
     @_synchronized
     def workload_inputs(self) -> dict[str, Any]:
-        """Loaded, unsuspended cards: how many are new, and S, D, days since review of the rest."""
+        """Loaded, unsuspended cards: how many are new; S, D, days since review, days to due
+        (negative when overdue) and lapses of the rest."""
         now = self.now()
         states = {state.key: state for state in self.store.load_states()}
-        new, stability, difficulty, elapsed = 0, [], [], []
+        new, stability, difficulty, elapsed, due_in, lapses = 0, [], [], [], [], []
         for index in self._decks.values():
             for pos in range(len(index.deck.cards)):
                 state = states.get(index.key(pos))
@@ -795,7 +796,17 @@ class StudySession:
                 stability.append(state.stability)
                 difficulty.append(state.difficulty or 5.0)
                 elapsed.append(max(0.0, (now - state.last_review).total_seconds() / 86400))
-        return {"new": new, "stability": stability, "difficulty": difficulty, "elapsed": elapsed}
+                due = state.due or now
+                due_in.append((due - now).total_seconds() / 86400)
+                lapses.append(state.lapses)
+        return {
+            "new": new,
+            "stability": stability,
+            "difficulty": difficulty,
+            "elapsed": elapsed,
+            "due_in": due_in,
+            "lapses": lapses,
+        }
 
     # -- experiment cache ------------------------------------------------------------------
 
