@@ -16,6 +16,7 @@ from studykit.content.loading.outline import DeckOutline
 from studykit.core.config import Settings
 from studykit.core.errors import StudykitError
 from studykit.srs import studyday
+from studykit.srs.balance import Balancer, day_balancer
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.limits import DailyTally, ScopeLimits
@@ -419,7 +420,11 @@ class StudySession:
         now, _, _ = self._window()  # before the write, so a new day's recount cannot see it
         reindex, before = self._locate(card)
         reviewed, _ = self._scheduler(card.deck).review(
-            to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
+            to_fsrs(before, now),
+            rating,
+            now=now,
+            duration_ms=duration_ms,
+            balance=self._balancer(card.deck, now),
         )
         after = answered(before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses)
         log_id = self.store.record_answer(
@@ -433,6 +438,18 @@ class StudySession:
         reindex(after)
         self._today.record(card.deck.id, before.state)
         self._push("rate", before, log_id)
+
+    def _balancer(self, deck: ScheduledDeck, now: datetime) -> Balancer | None:
+        """Picks a review's day from the due counts ahead, with the deck's Easy Days."""
+        if not self.settings.load_balancer:
+            return None
+        return day_balancer(
+            self._decks.values(),
+            today=self.study_day(now),
+            hour=self.settings.rollover_hour,
+            tz=self._tz,
+            easy_days=self.outlines[deck.id].easy_days or self.settings.easy_days,
+        )
 
     def _push(self, action: Action, before: CardState, log_id: int | None = None) -> None:
         self._undo.append(
