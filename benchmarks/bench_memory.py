@@ -100,6 +100,7 @@ def main() -> None:
             "≤ 10 s",
             lambda: simulate(settings, days=365, seed=1, start=START),
         )
+        _bench_balancer(settings, tmp)
 
         # One simulated year of 6,500 cards at 40 new a day (~210,000 answers); the sizes are
         # its first answers, so each is a student's history up to some day.
@@ -124,32 +125,61 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _daily_reviews(settings: Settings) -> list[int]:
+    """Answers to review-state cards per simulated day, after the first 60 (the ramp-up)."""
+    import sqlite3
+
+    per_day = [0] * 365
+    with sqlite3.connect(settings.database_path) as conn:
+        for (at_us,) in conn.execute(
+            "SELECT reviewed_at_us FROM review_log WHERE state_before = 2"
+        ):
+            per_day[(at_us // 1_000_000 - int(START.timestamp())) // 86_400] += 1
+    return per_day[60:]
+
+
+def _bench_balancer(balanced: Settings, tmp: Path) -> None:
+    """The same simulated year without the load balancer, and with Easy Days (sat .5, sun 0)."""
+    import statistics
+
+    from studykit.srs.balance import spread
+
+    plain = replace(balanced, data_dir=tmp / "sim-plain", load_balancer=False)
+    easy = replace(balanced, data_dir=tmp / "sim-easy", easy_days=(1, 1, 1, 1, 1, 0.5, 0))
+    for settings in (plain, easy):
+        simulate(settings, days=365, seed=1, start=START)
+    print("  reviews per day, days 60-365 of that year (fuzz on, seed 1):")
+    print(f"    {'':<26}{'mean':>6}{'sd':>6}{'day-to-day':>11}{'min':>5}{'max':>5}   Mon..Sun")
+    first = (START.weekday() + 60) % 7
+    for name, settings in (
+        ("without the load balancer", plain),
+        ("with it", balanced),
+        ("with it, Easy Days sat/sun", easy),
+    ):
+        days = _daily_reviews(settings)
+        week = [statistics.mean(days[(w - first) % 7 :: 7]) for w in range(7)]
+        print(
+            f"    {name:<26}{statistics.mean(days):>6.1f}{statistics.pstdev(days):>6.1f}"
+            f"{spread(days):>11.2f}{min(days):>5}{max(days):>5}   "
+            + " ".join(f"{m:.0f}" for m in week),
+            flush=True,
+        )
+
+
 def _bench_workload(settings: Settings) -> None:
     from fsrs.scheduler import DEFAULT_PARAMETERS
 
-    from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
+    from studykit.memory.workload import RETENTIONS, curve
 
     with StudySession.open(settings) as session:
         inputs = session.workload_inputs()
+    more = {**inputs, "new": inputs["new"] + 1000}
+    wider = replace(settings, new_per_day=20, reviews_per_day=9999)
 
-    def curve() -> float:
-        rows = [
-            simulate_workload(
-                list(DEFAULT_PARAMETERS),
-                retention=r,
-                days=365,
-                new_cards=inputs["new"] + 1000,
-                new_per_day=20,
-                reviews_per_day=9999,
-                stability=inputs["stability"],
-                difficulty=inputs["difficulty"],
-                elapsed=inputs["elapsed"],
-            )
-            for r in RETENTIONS
-        ]
-        return recommend(rows).retention
+    def run() -> int:
+        return len(curve(list(DEFAULT_PARAMETERS), more, wider, days=365, retentions=RETENTIONS))
 
-    _timed("workload 28 retentions x 365 days x 2,000 cards (best {value})", "≤ 10 s", curve)
+    _timed("workload {value} retentions x 365 days x 2,000 cards", "≤ 10 s", run)
 
 
 if __name__ == "__main__":

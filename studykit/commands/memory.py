@@ -284,9 +284,18 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     retention fsrs-rs-python (Anki's optimizer) recommends.
     """
     _need_numpy("workload")
+    from studykit.core.easydays import WEEKDAYS
     from studykit.memory.advice import readiness, recommend
     from studykit.memory.engine import EngineMissing
-    from studykit.memory.workload import RETENTIONS, curve, plot_lines, with_current
+    from studykit.memory.workload import (
+        RETENTIONS,
+        curve,
+        normal_days,
+        plot_lines,
+        week_lines,
+        with_current,
+    )
+    from studykit.srs.balance import spread
 
     session = _open(ctx, None)
     try:
@@ -317,11 +326,13 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     rows = curve(
         parameters,
         inputs,
+        settings,
         days=days,
-        new_per_day=settings.new_per_day,
-        reviews_per_day=settings.reviews_per_day,
         retentions=shown if best is None else with_current(shown, best),
     )
+    (mine,) = [row for row in rows if row.retention == round(current, 3)]
+    (plain,) = curve(parameters, inputs, settings, days=days, retentions=[current], balance=False)
+    weekday, easy = inputs["weekday"], settings.easy_days
     if as_json:
         document = {
             "parameters": source,
@@ -341,6 +352,14 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             "reviews_counted": ready.have,
             "reviews_needed": ready.need,
             "current": current,
+            "load_balancer": settings.load_balancer,
+            "easy_days": dict(zip(WEEKDAYS, settings.easy_days, strict=True)),
+            "reviews_per_weekday": dict(
+                zip(WEEKDAYS, [round(v, 2) for v in mine.per_weekday(weekday)], strict=True)
+            ),
+            # on the weekdays Easy Days leave normal
+            "day_to_day_change": round(spread(normal_days(mine, easy, weekday)), 3),
+            "day_to_day_change_plain": round(spread(normal_days(plain, easy, weekday)), 3),
         }
         click.echo(json.dumps(document, indent=2))
         return
@@ -354,6 +373,8 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             f"{r.retention:>9.2f} {r.reviews_per_day:>12.1f} {r.minutes_per_day:>8.1f} "
             f"{r.remembered:>11.0f}"
         )
+    click.echo("")
+    click.echo("\n".join(week_lines(mine, plain, settings, weekday)))
     click.echo("")
     click.echo("\n".join(plot_lines(rows, best, current=current)))
     if best is not None:

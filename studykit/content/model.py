@@ -28,7 +28,7 @@ Share = Annotated[float, Field(ge=0, le=1)]
 _SHARE_SCHEMA = {"type": "number", "minimum": 0, "maximum": 1}
 # Written out as properties: editors (and our schema tests) know these, not `propertyNames`.
 EasyDays = Annotated[
-    dict[Weekday, Share],
+    dict[str, Share],
     WithJsonSchema(
         {
             "type": "object",
@@ -380,3 +380,13 @@ class Deck(Strict):
         ),
     )
     cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")
+
+    @model_validator(mode="after")
+    def _weekdays(self) -> Self:
+        days = get_args(Weekday)
+        for name in self.easy_days or {}:
+            if name not in days:
+                raise ValueError(
+                    f"`easy_days` names `{name}`, which is no weekday; use {', '.join(days)}"
+                )
+        return self

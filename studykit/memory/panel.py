@@ -85,9 +85,8 @@ def _workload_lines(session: StudySession, parameters: list[float], *, width: in
     table = curve(
         parameters,
         inputs,
+        settings,
         days=_PANEL_DAYS,
-        new_per_day=settings.new_per_day,
-        reviews_per_day=settings.reviews_per_day,
         retentions=shown if best is None else with_current(shown, best),
     )
     return [

@@ -55,16 +55,19 @@ def easy_day_weights(shares: Sequence[float], counts: Sequence[int]) -> list[flo
     return weights
 
 
-def pick_day(lower: int, days: int, counts: Sequence[int], shares: Sequence[float]) -> int:
+def pick_day(
+    lower: int, days: int, counts: Sequence[int], shares: Sequence[float], *, even: bool = True
+) -> int:
     """Of the days lower, lower + 1, ... (with `counts` due), the one with the fewest.
 
     Days that Easy Days close come last; among equals, the day nearest `days` (the
-    interval before fuzz), then the earlier one.
+    interval before fuzz), then the earlier one. With `even` False (the load balancer
+    off), only Easy Days decide: the open day nearest `days`.
     """
     closed = [weight < 1 for weight in easy_day_weights(shares, counts)]
     best = min(
         range(len(counts)),
-        key=lambda k: (closed[k], counts[k], abs(lower + k - days), k),
+        key=lambda k: (closed[k], counts[k] if even else 0, abs(lower + k - days), k),
     )
     return lower + best
 
@@ -74,12 +77,14 @@ class Balancer:
     """Picks the due day of one answer from the reviews due on each day ahead.
 
     `due_counts(first, last)` gives the reviews due on days today+first ... today+last;
-    `weekday(k)` is the weekday (0 = Monday) of day today+k; `easy_days` the seven shares.
+    `weekday(k)` is the weekday (0 = Monday) of day today+k; `easy_days` the seven shares;
+    `even` False when only Easy Days apply (the load balancer is off).
     """
 
     due_counts: Callable[[int, int], list[int]]
     weekday: Callable[[int], int]
     easy_days: Sequence[float]
+    even: bool = True
 
     def __call__(self, days: int, lower: int, upper: int) -> int | None:
         """The chosen interval in days, or None to leave it to the plain fuzz."""
@@ -87,7 +92,7 @@ class Balancer:
             return None
         counts = self.due_counts(lower, upper)
         shares = [self.easy_days[self.weekday(k)] for k in range(lower, upper + 1)]
-        return pick_day(lower, days, counts, shares)
+        return pick_day(lower, days, counts, shares, even=self.even)
 
 
 def day_balancer(
@@ -97,6 +102,7 @@ def day_balancer(
     hour: int,
     tz: tzinfo | None,
     easy_days: Sequence[float],
+    even: bool = True,
 ) -> Balancer:
     """A Balancer counting the cards of `indexes` due on each study day after `today`."""
     decks = list(indexes)
@@ -112,7 +118,7 @@ def day_balancer(
                 counts[k] += due
         return counts
 
-    return Balancer(due_counts, lambda k: (today + timedelta(days=k)).weekday(), easy_days)
+    return Balancer(due_counts, lambda k: (today + timedelta(days=k)).weekday(), easy_days, even)
 
 
 def spread(counts: Sequence[float]) -> float:

@@ -39,7 +39,9 @@ def card_key(deck_id: str, card_id: str) -> int:
 def fuzz_range(days: int, maximum: int) -> tuple[int, int] | None:
     """The days fsrs's fuzz may give an interval of `days` (None: not fuzzed, under 2.5).
 
-    fsrs.Scheduler._get_fuzz_range's arithmetic (private there), which is Anki's.
+    fsrs.Scheduler._get_fuzz_range's arithmetic (private there), which is Anki's. (fsrs then
+    rounds a uniform draw over [lower, upper + 1), so its own fuzz now and then gives upper + 1;
+    Anki's floors it, and so does the balancer, which picks inside these bounds.)
     """
     if days < 2.5:
         return None

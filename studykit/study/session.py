@@ -441,14 +441,16 @@ class StudySession:
 
     def _balancer(self, deck: ScheduledDeck, now: datetime) -> Balancer | None:
         """Picks a review's day from the due counts ahead, with the deck's Easy Days."""
-        if not self.settings.load_balancer:
+        easy_days = self.outlines[deck.id].easy_days or self.settings.easy_days
+        if not self.settings.load_balancer and min(easy_days) == 1:
             return None
         return day_balancer(
             self._decks.values(),
             today=self.study_day(now),
             hour=self.settings.rollover_hour,
             tz=self._tz,
-            easy_days=self.outlines[deck.id].easy_days or self.settings.easy_days,
+            easy_days=easy_days,
+            even=self.settings.load_balancer,
         )
 
     def _push(self, action: Action, before: CardState, log_id: int | None = None) -> None:
@@ -823,6 +825,7 @@ class StudySession:
             "elapsed": elapsed,
             "due_in": due_in,
             "lapses": lapses,
+            "weekday": self.study_day(now).weekday(),  # of today, the simulation's day 0
         }
 
     # -- experiment cache ------------------------------------------------------------------
