@@ -189,8 +189,16 @@ def _fitted_copy(studied: tuple[Path, Path], tmp_path: Path) -> Path:
 def test_workload_recommends_only_with_the_students_own_model(
     studied: tuple[Path, Path], small: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    from studykit.study.session import StudySession
+
     root, plain = studied
-    for data, advice in ((small[1], "more to go"), (plain, "studykit optimize --apply")):
+    # A stored model from too few reviews of one's own gives no advice either.
+    few = tmp_path / "few"
+    shutil.copytree(small[1], few)
+    with StudySession.open(Settings(root=small[0], data_dir=few)) as session:
+        session.set_memory_model(None, session.fsrs_parameters("sim"), reviews=700, cards=12)
+    cases = ((small[1], "more to go"), (few, "more to go"), (plain, "studykit optimize --apply"))
+    for data, advice in cases:
         result = run("workload", "--json", "--days", "30", root=small[0], data_dir=data)
         doc = json.loads(result.stdout)
         assert doc["recommended"] is None and advice in doc["advice"]

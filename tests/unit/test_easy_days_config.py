@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -59,8 +61,13 @@ def test_a_bad_easy_days_value_names_the_file_the_key_and_the_fix(
 
 def test_a_deck_has_its_own_easy_days_read_from_yaml_and_from_the_cache(tmp_path: Path) -> None:
     root = _root(tmp_path, "easy_days: {sun: 0, wed: 0.5}")
+    an_hour_ago = time.time_ns() - 3600 * 10**9  # the cache skips files written just now
+    for path in root.rglob("*"):
+        os.utime(path, ns=(an_hour_ago, an_hour_ago))
     first = load_library(root, cache_dir=tmp_path / "cache")
+    assert list((tmp_path / "cache").glob("library-*.json"))
     again = load_library(root, cache_dir=tmp_path / "cache")  # from the cache file
+    assert again.outlines is not None  # the cache's outlines, not a fresh load
     for library in (first, again):
         assert library.deck_outlines()["d"].easy_days == (1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 0.0)
     assert again.decks["d"].easy_days == {"sun": 0, "wed": 0.5}

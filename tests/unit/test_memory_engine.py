@@ -106,12 +106,14 @@ def test_habits_come_from_the_log_blended_with_defaults() -> None:
     rows: list[Row] = [(k, 3, k, None, 30_000) for k in range(10)]  # ten first answers: Good
     rows += [(k, 4, 100 + k, 2, 4_000) for k in range(30)]  # thirty reviews: Easy, 4 s
     rows += [(1, 1, 200, 2, 5_000_000)]  # a lapse left on screen for 83 minutes
+    rows += [(k, 3, 300 + k, 1, 2_000) for k in range(5)]  # learning steps: no review shares
     default, got = Habits(), habits(rows)
     w = HABIT_PRIOR
     assert got.first[2] == pytest.approx((10 + w * default.first[2]) / (10 + w))
     assert got.first[0] == pytest.approx(w * default.first[0] / (10 + w))
     assert got.review[2] == pytest.approx((30 + w * default.review[2]) / (30 + w))
-    assert got.seconds[0][2] == pytest.approx((300 + w * default.seconds[0][2]) / (10 + w))
+    # First answers and learning steps are both learning: 10 x 30 s and 5 x 2 s.
+    assert got.seconds[0][2] == pytest.approx((310 + w * default.seconds[0][2]) / (15 + w))
     assert got.seconds[1][3] == pytest.approx((120 + w * default.seconds[1][3]) / (30 + w))
     assert got.seconds[1][0] == pytest.approx((600 + w * default.seconds[1][0]) / (1 + w))
     assert got.seconds[2] == pytest.approx(default.seconds[2])  # no relearning answers
@@ -131,6 +133,8 @@ def test_a_recommendation_needs_new_cards_to_learn() -> None:
 
     with pytest.raises(ValueError):
         optimal_retention(DEFAULT_PARAMETERS, cards=0, new_per_day=10, reviews_per_day=99, days=60)
+    with pytest.raises(ValueError):  # nothing to learn: fsrs-rs would answer noise
+        optimal_retention(DEFAULT_PARAMETERS, cards=90, new_per_day=0, reviews_per_day=99, days=60)
     best = optimal_retention(
         DEFAULT_PARAMETERS, cards=200, new_per_day=10, reviews_per_day=999, days=60
     )
