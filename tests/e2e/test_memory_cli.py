@@ -206,7 +206,7 @@ def test_workload_recommends_only_with_the_students_own_model(
         assert "◀ recommended" not in text and "Recommended desired" not in text
         assert advice in text
     data = _fitted_copy(studied, tmp_path)
-    result = run("workload", "--json", "--days", "90", root=root, data_dir=data)
+    result = run("workload", "--json", "--days", "45", root=root, data_dir=data)
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     rows = doc["rows"]
@@ -257,3 +257,20 @@ def test_without_fsrs_rs_optimize_says_how_to_install_it_and_the_rest_runs(
     assert "fsrs-rs-python" in workload.stdout and "studykit[memory]" in workload.stdout
     assert "◀ recommended" not in workload.stdout
     assert without_engine("decks").returncode == 0
+    panel = (
+        "import sys\n"
+        "sys.modules['fsrs_rs_python'] = None\n"
+        "from studykit.core.config import Settings\n"
+        "from studykit.memory.panel import memory_panel_lines\n"
+        "from studykit.study.session import StudySession\n"
+        "from pathlib import Path\n"
+        "settings = Settings(root=Path(sys.argv[1]), data_dir=Path(sys.argv[2]))\n"
+        "with StudySession.open(settings) as session:\n"
+        "    print('\\n'.join(memory_panel_lines(session)))\n"
+    )
+    stats = subprocess.run(
+        [sys.executable, "-c", panel, str(root), str(data)], capture_output=True, text=True
+    )
+    assert stats.returncode == 0, stats.stderr
+    assert "fitted on" in stats.stdout and "pip install 'studykit[memory]'" in stats.stdout
+    assert "◀ recommended" not in stats.stdout and "◀ yours" in stats.stdout
