@@ -331,16 +331,21 @@ def test_markdown_to_terminal_never_raises(md: str) -> None:
 @given(
     st.text(
         alphabet=st.characters(
-            blacklist_characters="$`~\\<", blacklist_categories=("Cc", "Cf", "Zl", "Zp")
+            blacklist_characters="$`~\\<", blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp")
         )
     )
 )
 def test_text_without_maths_or_code_is_unchanged(md: str) -> None:
-    """Controls aside (they are shown escaped: test_terminal_escapes), prose passes through.
+    """Controls and lone surrogates aside (shown escaped: test_terminal_escapes), prose passes.
 
     (`<` follows the HTML rule: tested below.)
     """
     assert markdown_to_terminal(md) == md
+
+
+def test_a_lone_surrogate_is_shown_escaped() -> None:
+    """No terminal encoding can write one (a file name that is not UTF-8 gives them)."""
+    assert markdown_to_terminal("bad\udcffname $x$") == "bad\\udcffname x"
 
 
 # The shared maths scanner (terminal and Anki) -------------------------------------------
