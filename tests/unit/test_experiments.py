@@ -8,6 +8,7 @@ import time
 import pytest
 import sympy
 
+from studykit.content.loading import Library
 from studykit.experiments import registry
 from studykit.experiments.base import (
     Cancelled,
@@ -419,11 +420,8 @@ def test_strings_are_parsed_per_type() -> None:
         parse_assignments(["distance"])
 
 
-def test_content_params_are_valid() -> None:
-    from studykit.content.loading import load_library
-    from studykit.core.config import bundled_root
-
-    library = load_library(bundled_root())
+def test_content_params_are_valid(bundled_library: Library) -> None:
+    library = bundled_library
     refs = [s.experiment for n in library.notes.values() for s in n.sections if s.experiment]
     assert {r.name for r in refs} == set(registry.names())
     for ref in refs:
