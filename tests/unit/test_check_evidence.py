@@ -12,6 +12,7 @@ import pytest
 from studykit.checking import run_check
 from studykit.content.loading import load_library
 from studykit.content.model import Card
+from studykit.experiments.runner import run_in_process
 from studykit.quiz.variants import representative
 from tests.unit.test_check import ROOT, line_of, studykit
 
@@ -102,7 +103,7 @@ def test_the_floor_plant_also_disagrees_with_the_measured_k(tmp_path: Path) -> N
     root = planted_root(tmp_path, *PLANTS[0][1:])
     deck = root / BUNDLED_DECK
     keep_only_card(deck, PLANTS[0][0])  # the other cards' full-size runs take minutes
-    report = run_check([deck], root, run_experiments=True)
+    report = run_check([deck], root, run_experiments=True, runner=run_in_process)
     measured = [p for p in report.problems if "the experiment measured" in p.message]
     assert [(p.line, p.subject) for p in measured] == [
         (line_of(deck, "effective-context-k-star"), "effective-context-k-star")
