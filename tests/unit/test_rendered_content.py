@@ -209,9 +209,9 @@ def test_small_parameters_cover_every_experiment() -> None:
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_experiment_results_show_no_raw_latex(name: str) -> None:
     pytest.importorskip("torch")
-    from studykit.experiments.runner import run_experiment
+    from studykit.experiments.runner import run_in_process
 
-    outcome = run_experiment(name, SMALL[name], device="cpu", seed=0).outcome
+    outcome = run_in_process(name, SMALL[name], device="cpu", seed=0).outcome
     problems = [f"{w}: {p}" for w, text in _outcome_texts(name, outcome) for p in raw_pieces(text)]
     assert problems == []
 
