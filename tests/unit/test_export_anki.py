@@ -13,8 +13,7 @@ from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportRespo
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.content.loading import load_library
-from studykit.core.config import bundled_root
+from studykit.content.loading import Library, load_library
 from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
 
@@ -164,9 +163,9 @@ def test_editing_a_card_updates_its_note_instead_of_adding_one(
 
 
 def test_bundled_decks_export_whole_and_without_dollars(
-    tmp_path: Path, collection: Collection
+    tmp_path: Path, collection: Collection, bundled_library: Library
 ) -> None:
-    library = load_library(bundled_root())
+    library = bundled_library
     result = export_anki(library, tmp_path / "bundled.apkg")
     import_package(collection, result.path)
     assert collection.note_count() == result.notes

@@ -19,9 +19,8 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 
-from studykit.content.loading import load_library
+from studykit.content.loading import Library, load_library
 from studykit.content.model import COMPUTED_KINDS, Card, Deck
-from studykit.core.config import bundled_root
 from studykit.export import export_anki
 from studykit.export.anki import typein_script
 from studykit.export.variants import baked_variants
@@ -65,8 +64,8 @@ def run_node(cases: list[tuple[str, str, str]], script: Path = SCRIPT) -> list[o
 
 
 @pytest.fixture(scope="module")
-def computed() -> list[tuple[Deck, Card]]:
-    library = load_library(bundled_root())
+def computed(bundled_library: Library) -> list[tuple[Deck, Card]]:
+    library = bundled_library
     cards = [
         (deck, card)
         for deck in library.decks.values()
