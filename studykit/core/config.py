@@ -54,6 +54,8 @@ class Settings:
     relearning_steps: tuple[timedelta, ...] = field(default=(timedelta(minutes=10),))
     rollover_hour: int = 4
     leech_lapses: int = 8
+    bury_new_siblings: bool = True  # an answered ordinal's new siblings wait until tomorrow
+    bury_review_siblings: bool = True  # and its siblings due for review
     backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
     quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)

@@ -56,6 +56,14 @@ class ConfigFile(BaseModel):
         None
     )
     """Quiz answers reschedule cards that are not due (as Anki's filtered decks can)."""
+    bury_new_siblings: Annotated[
+        bool | None, Field(json_schema_extra={"accepts": "true or false"})
+    ] = None
+    """An answered ordinal's new siblings wait until tomorrow (a deck may say otherwise)."""
+    bury_review_siblings: Annotated[
+        bool | None, Field(json_schema_extra={"accepts": "true or false"})
+    ] = None
+    """An answered ordinal's siblings due for review wait until tomorrow."""
     experiment_budget: Budget | None = None
     """Memory and time one experiment run may use, in the form of `--budget` (`4GiB,120s`)."""
 

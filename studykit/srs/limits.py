@@ -29,20 +29,32 @@ class DailyTally:
     def __init__(self) -> None:
         self._start_us: int | None = None
         self._done: dict[str, DayCount] = {}
+        self.answered: dict[str, dict[str, set[int]]] = {}
+        """deck id -> card id -> the ordinals answered today (their siblings wait)."""
 
-    def refresh(self, store: Store, start: datetime) -> None:
-        """Recount from the log if the study day starting at `start` is not the one counted."""
+    def refresh(self, store: Store, start: datetime) -> bool:
+        """Recount from the log if the study day starting at `start` is not the one counted;
+        True when it recounted."""
         start_us = to_us(start)
-        if start_us != self._start_us:
-            self._done = store.day_counts(start)
-            self._start_us = start_us
+        if start_us == self._start_us:
+            return False
+        self._done = store.day_counts(start)
+        self.answered = {}
+        for deck_id, card_id, ordinal in store.answered_since(start):
+            self.answered.setdefault(deck_id, {}).setdefault(card_id, set()).add(ordinal)
+        self._start_us = start_us
+        return True
 
     def forget(self) -> None:
         """Make the next `refresh` recount (the log changed behind the tally)."""
         self._start_us = None
 
-    def record(self, deck_id: str, before: State | None) -> None:
-        """Count one answer to a card that was in state `before` (None: new)."""
+    def record(
+        self, deck_id: str, before: State | None, card_id: str | None = None, ordinal: int = 1
+    ) -> None:
+        """Count one answer to a schedule that was in state `before` (None: new)."""
+        if card_id is not None:
+            self.answered.setdefault(deck_id, {}).setdefault(card_id, set()).add(ordinal)
         done = self._done.get(deck_id, DayCount())
         self._done[deck_id] = DayCount(
             answers=done.answers + 1,

@@ -17,6 +17,7 @@ __all__ = [
     "State",
     "card_key",
     "ensure_utc",
+    "schedule_key",
     "utc_now",
 ]
 
@@ -29,6 +30,17 @@ def card_key(deck_id: str, card_id: str) -> int:
     """A stable 63-bit integer from deck id + card id (the fsrs card_id and our primary key)."""
     # "/" cannot occur in an id (ID_PATTERN), so ("a", "b-c") and ("a-b", "c") never collide.
     digest = hashlib.blake2b(f"{deck_id}/{card_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & _KEY_MASK
+
+
+def schedule_key(deck_id: str, card_id: str, ordinal: int = 1) -> int:
+    """The key of one schedule: ordinal 1 keeps `card_key`, so states from before ordinals
+    stay where they were; ordinal n >= 2 hashes `deck/card#n` ('#' cannot occur in an id)."""
+    if ordinal == 1:
+        return card_key(deck_id, card_id)
+    if ordinal < 1:
+        raise ValueError(f"ordinal {ordinal} of {deck_id}/{card_id}: ordinals start at 1")
+    digest = hashlib.blake2b(f"{deck_id}/{card_id}#{ordinal}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") & _KEY_MASK
 
 

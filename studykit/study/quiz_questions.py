@@ -32,11 +32,20 @@ def pick_questions(
     count: int = QUIZ_QUESTIONS,
     seed: int | None = None,
 ) -> list[StudyCard]:
-    """Up to `count` unsuspended cards, about half computed where the decks have them."""
+    """Up to `count` unsuspended cards, about half computed where the decks have them.
+
+    A card with several ordinals (a cloze's deletions, both directions) is asked once, in
+    one of its unsuspended ordinals, drawn with the rest.
+    """
     library = session.library
     decks = [library.decks[d] for d in deck_ids] if deck_ids is not None else library.decks.values()
-    cards = [session.study_card(deck.id, card.id) for deck in decks for card in deck.cards]
-    cards = [card for card in cards if not card.suspended]
+    sides = random.Random(seed)  # apart from `rng`: a quiz's picks stay what they were
+    cards = []
+    for deck in decks:
+        for card in deck.cards:
+            shown = [one for one in session.schedules(deck.id, card.id) if not one.suspended]
+            if shown:
+                cards.append(shown[0] if len(shown) == 1 else sides.choice(shown))
     rng = random.Random(seed)
     computed = [card for card in cards if card.card.kind in COMPUTED_KINDS]
     ordinary = [card for card in cards if card.card.kind not in COMPUTED_KINDS]

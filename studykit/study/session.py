@@ -21,6 +21,7 @@ from studykit.content.loading.outline import DeckOutline
 from studykit.core.config import Settings
 from studykit.srs import studyday
 from studykit.srs.lock import describe, other_sessions
+from studykit.srs.queue import BuryRule
 from studykit.srs.records import Answer, CardState, to_us
 from studykit.srs.scheduler import Rating, ensure_utc, utc_now
 from studykit.srs.store import Store
@@ -88,7 +89,9 @@ class StudySession:
         self._clock = clock
         self._lock = threading.RLock()
         self._tz = tz  # None: the machine's local zone, looked up at each instant
-        self.decks = LoadedDecks(library, store)
+        self.decks = LoadedDecks(
+            library, store, BuryRule(settings.bury_new_siblings, settings.bury_review_siblings)
+        )
         """The loaded decks, indexed for the queue."""
         self.scheduling = Scheduling(
             store,
@@ -176,9 +179,17 @@ class StudySession:
         return self.today.next_card(deck_id, scope)
 
     @_synchronized
-    def study_card(self, deck_id: str, card_id: str) -> StudyCard:
-        """The StudyCard of one loaded card (NotLoadedError if it is not loaded)."""
-        return self.decks.study_card(deck_id, card_id)
+    def study_card(self, deck_id: str, card_id: str, ordinal: int | None = None) -> StudyCard:
+        """The StudyCard of one loaded schedule (NotLoadedError if it is not loaded).
+
+        Without `ordinal`, the card's first (1, or a cloze's lowest deletion number).
+        """
+        return self.decks.study_card(deck_id, card_id, ordinal)
+
+    @_synchronized
+    def schedules(self, deck_id: str, card_id: str) -> list[StudyCard]:
+        """Every ordinal of one loaded card, in order (NotLoadedError if it is not loaded)."""
+        return self.decks.schedules(deck_id, card_id)
 
     @_synchronized
     def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
@@ -186,8 +197,8 @@ class StudySession:
         return [
             self.decks.card(index, pos)
             for index in self.decks.of(deck_id)
-            for pos in index.position.values()
-            if index.slots[pos].suspended
+            for pos, slot in enumerate(index.slots)
+            if slot.suspended
         ]
 
     @_synchronized
@@ -237,8 +248,8 @@ class StudySession:
             duration_ms=duration_ms,
             variant_seed=variant_seed,
         )
-        self.decks.reindexer(card.deck.id, card.card.id)(after)
-        self.today.tally.record(card.deck.id, before.state)
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(after)
+        self.today.record_answer(card, before.state)
         self._undo.push("rate", before, log_id)
 
     @_synchronized
@@ -254,7 +265,7 @@ class StudySession:
         self, card: StudyCard, action: Action, change: Callable[[CardState], CardState]
     ) -> None:
         before, after = self.store.change_state(fresh_state(card), change)
-        self.decks.reindexer(card.deck.id, card.card.id)(after)
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(after)
         self._undo.push(action, before)
 
     @_synchronized
@@ -275,8 +286,11 @@ class StudySession:
 
     @_synchronized
     def unbury(self, card: StudyCard) -> None:
-        """Show a buried card again today."""
-        self._change(card, "unbury", lambda state: replace(state, buried_until=None))
+        """Show a buried card again today (one buried by a sibling's answer too)."""
+        # `buried_until` inside today marks an unbury: it lifts a sibling's burial until the
+        # next rollover (siblings.py), and is expired as a burial of its own.
+        now = self.now()
+        self._change(card, "unbury", lambda state: replace(state, buried_until=now))
 
     @_synchronized
     def forget(self, card: StudyCard) -> bool:
@@ -288,15 +302,16 @@ class StudySession:
         if done is None:
             return False
         before, log_id = done
-        self.decks.reindexer(card.deck.id, card.card.id)(before.as_new())
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(before.as_new())
         self._undo.push("forget", before, log_id)
         return True
 
     @_synchronized
     def is_buried(self, card: StudyCard) -> bool:
         """True while a card is buried."""
-        found = self.decks.find(card.deck.id, card.card.id)
-        return found is not None and found[0].is_buried(found[1], to_us(self.now()))
+        now_us = to_us(self.today.window()[0])  # siblings settled for today
+        found = self.decks.find(card.deck.id, card.card.id, card.ordinal)
+        return found is not None and found[0].is_buried(found[1], now_us)
 
     @_synchronized
     def is_due(self, card: StudyCard) -> bool:

@@ -155,7 +155,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         self.listing = listing
         table = self.query_one("#browser-list", DataTable)
         keep = self.browser.selected
-        kept = None if keep is None else f"{keep.deck.id}/{keep.card.id}"
+        kept = None if keep is None else keep.name
         old_row = table.cursor_row
         table.clear(columns=True)
         fixed = sum(COLUMNS.values())
@@ -187,7 +187,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     def _cells(self, row: CardRow, question: int) -> tuple[Text, ...]:
         """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
-        text = terminal_safe(question_line(card.card, question))
+        text = terminal_safe(question_line(card.card, question, card.ordinal))
         interval = "-" if row.interval is None else format_interval(row.interval)
         flag = row.flags.split(", ")[0]  # the detail lists them all
         style = "yellow" if card.suspended else "dim" if row.buried else ""
@@ -228,8 +228,9 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         )
         note = self.session.library.note_for(card.deck)
         shown = as_template(card.card)
-        await self.query_one("#browser-front", Markdown).update(front_markdown(shown, note))
-        await self.query_one("#browser-back", Markdown).update(back_markdown(shown, note))
+        front, back = front_markdown(shown, note, card.ordinal), back_markdown(shown, note, card.ordinal)
+        await self.query_one("#browser-front", Markdown).update(front)
+        await self.query_one("#browser-back", Markdown).update(back)
         for event in reversed(detail.history):  # newest first, as Anki's card info
             history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
         if not detail.history:
@@ -313,7 +314,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
             return
         from studykit.tui.screens.confirm import ConfirmScreen
 
-        name = f"{card.deck.id}/{card.card.id}"
+        name = card.name
         question = (
             f"Forget {name}? It becomes a new card; its review history is kept, "
             "and u undoes the forget."
