@@ -348,6 +348,19 @@ class StudySession:
         return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
 
     @_synchronized
+    def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+        """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
+        self.today.window()  # siblings settled for today
+        found = []
+        for deck_id in deck_ids:
+            index = self.decks.indexes.get(deck_id)
+            if index is None:
+                continue
+            for pos in sorted(index.sibling_buried):
+                found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
+        return found
+
+    @_synchronized
     def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:
         """The FSRS parameters one deck is scheduled with."""
         return self.scheduling.scheduler(self.decks.index(deck_id).deck).parameters
