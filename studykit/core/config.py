@@ -56,6 +56,7 @@ class Settings:
     leech_lapses: int = 8
     bury_new_siblings: bool = True  # an answered ordinal's new siblings wait until tomorrow
     bury_review_siblings: bool = True  # and its siblings due for review
+    new_cards_ignore_review_limit: bool = False  # Anki's v3 default: the review limit caps new
     backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
     quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)
