@@ -39,9 +39,12 @@ SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 TYPED_OVER = frozenset(
     {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
 )
-# Widths of the list's columns after the question, which takes the rest.
-COLUMNS = {"State": 10, "Due": 10, "Ivl": 5}
-PLACEHOLDER = "Search: words  tag:x  deck:x  is:new|learning|review|due|suspended|leech|buried"
+# Widths of the list's columns after the question, which takes the rest; `#` is the ordinal
+# of a card with several (a reversed card's 2 is its back, a cloze's 2 its c2).
+COLUMNS = {"#": 3, "State": 10, "Due": 10, "Ivl": 5}
+PLACEHOLDER = (
+    "Search: words  tag:x  deck:x  card:N  is:new|learning|review|due|suspended|leech|buried"
+)
 
 
 def state_label(row: CardRow) -> str:
@@ -191,7 +194,8 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         interval = "-" if row.interval is None else format_interval(row.interval)
         flag = row.flags.split(", ")[0]  # the detail lists them all
         style = "yellow" if card.suspended else "dim" if row.buried else ""
-        cells = (text, flag or card.state, due_label(row, self.session.local), interval)
+        ordinal = str(card.ordinal) if card.name.endswith(f"#{card.ordinal}") else ""
+        cells = (text, ordinal, flag or card.state, due_label(row, self.session.local), interval)
         return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
 
     async def _show_detail(self, detail: Detail | None) -> None:
