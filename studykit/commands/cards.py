@@ -102,8 +102,9 @@ def cards(
     """List cards with state, due date, interval, stability, difficulty and where they are.
 
     A card with several ordinals (a reversed card's two directions, a cloze's deletions) is
-    listed once per ordinal, as `deck/card#2`. The state flags combine (--suspended --leech: suspended leeches). Files that fail to
-    load are reported on stderr and make the exit status 1.
+    listed once per ordinal, as `deck/card#2`. The state flags combine (--suspended --leech:
+    suspended leeches). Files that fail to load are reported on stderr and make the exit
+    status 1.
     """
     from studykit.core.terminal import table_lines
     from studykit.study.search import Query, QueryError, Term, parse_query

@@ -373,8 +373,6 @@ class Deck(Strict):
     )
     bury_review_siblings: bool | None = Field(
         default=None,
-        description=(
-            "The same for siblings due for review (default: config.toml's, else true)."
-        ),
+        description=("The same for siblings due for review (default: config.toml's, else true)."),
     )
     cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from studykit.export.history import ExportSource, Scheduling, ScheduleRef
+from studykit.export.history import ExportSource, ScheduleRef, Scheduling
 from studykit.export.plan import PlannedDeck, PlannedNote
 from studykit.export.presets import DeckOptions, preset_id, preset_json
 from studykit.export.schedule import (

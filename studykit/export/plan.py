@@ -142,11 +142,11 @@ def _card_notes(
     front, back, answer, check = shown[0]
     data = f"<div id=sk-check-data hidden>{html.escape(check, quote=False)}</div>" if check else ""
     typed = html.escape(answer, quote=False)
-    fields = (front, typed, back + data, where, variants_field(f"{deck.id}/{card.id}", shown))
+    computed = (front, typed, back + data, where, variants_field(f"{deck.id}/{card.id}", shown))
     # Its own GUID: the notes of the type-in notetype (one per variant) were keyed without
     # "computed", and Anki updates no note into another notetype.
     guid = (*key, "computed")
-    return [PlannedNote("computed", deck.id, card.id, guid, fields, tags)], not baked
+    return [PlannedNote("computed", deck.id, card.id, guid, computed, tags)], not baked
 
 
 def variants_field(card: str, variants: Sequence[tuple[str, str, str, str]]) -> str:

@@ -47,9 +47,7 @@ def deck_options(deck: Deck, settings: Settings, parameters: Sequence[float]) ->
         leech_lapses=settings.leech_lapses,
         fsrs_parameters=tuple(parameters),
         bury_new=(
-            settings.bury_new_siblings
-            if deck.bury_new_siblings is None
-            else deck.bury_new_siblings
+            settings.bury_new_siblings if deck.bury_new_siblings is None else deck.bury_new_siblings
         ),
         bury_review=(
             settings.bury_review_siblings

@@ -14,7 +14,7 @@ from typing import Any, Literal, NamedTuple
 from studykit.srs.decks import ScheduledCard, ScheduledDeck
 from studykit.srs.records import CardState, opt_to_us
 from studykit.srs.scheduler import State, schedule_key
-from studykit.srs.siblings import BuryRule, Day, settle
+from studykit.srs.siblings import BURY_ALL, BuryRule, Day, settle
 
 __all__ = ["NEW_SLOT", "BuryRule", "DeckIndex", "Entry", "Slot", "earliest", "index_decks"]
 
@@ -60,7 +60,7 @@ class DeckIndex:
         deck: ScheduledDeck,
         stored: Mapping[ScheduleRef, Slot],
         order: int = 0,
-        bury: BuryRule = BuryRule(),
+        bury: BuryRule = BURY_ALL,
     ) -> None:
         self.deck = deck
         self.order = order  # the deck's place by name: breaks ties between decks
@@ -327,7 +327,7 @@ class DeckIndex:
 def index_decks(
     decks: Iterable[ScheduledDeck],
     rows: Iterable[Sequence[Any]],
-    bury: BuryRule = BuryRule(),
+    bury: BuryRule = BURY_ALL,
 ) -> dict[str, DeckIndex]:
     """An index per deck, by deck name, from `Store.queue_rows()` rows.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import NamedTuple, Protocol
 
-__all__ = ["BuryRule", "Day", "Settled", "settle"]
+__all__ = ["BURY_ALL", "BuryRule", "Day", "Settled", "settle"]
 
 _REVIEW = 2  # fsrs State.Review
 
@@ -41,6 +41,10 @@ class BuryRule(NamedTuple):
 
     new: bool = True
     review: bool = True
+
+
+BURY_ALL = BuryRule()
+"""Anki's defaults, and ours: new and review siblings both wait."""
 
 
 class Day(NamedTuple):

@@ -157,9 +157,7 @@ def one_line(markdown: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def card_markdown(
-    card: Card, note: Note | None, seed: int, ordinal: int = 1
-) -> tuple[str, str]:
+def card_markdown(card: Card, note: Note | None, seed: int, ordinal: int = 1) -> tuple[str, str]:
     """(front, back) of one ordinal as review shows them; a computed card as its variant for
     `seed`, answered."""
     if card.kind not in COMPUTED_KINDS:

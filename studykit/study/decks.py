@@ -14,9 +14,10 @@ from studykit.content.loading.outline import DeckOutline
 from studykit.core.errors import StudykitError
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
-from studykit.srs.queue import BuryRule, DeckIndex, index_decks
+from studykit.srs.queue import DeckIndex, index_decks
 from studykit.srs.records import CardState
 from studykit.srs.scheduler import State, schedule_key
+from studykit.srs.siblings import BURY_ALL, BuryRule
 from studykit.srs.store import Store
 from studykit.study.card import StateName, StudyCard
 
@@ -43,7 +44,7 @@ class NotLoadedError(StudykitError, KeyError):
 class LoadedDecks:
     """The library's decks, indexed for the queue from the store's rows."""
 
-    def __init__(self, library: Library, store: Store, bury: BuryRule = BuryRule()) -> None:
+    def __init__(self, library: Library, store: Store, bury: BuryRule = BURY_ALL) -> None:
         self.library = library
         # Built on the outlines: counting needs no deck model (a cached library builds
         # those, and imports pydantic, on the first call that needs a card's content).

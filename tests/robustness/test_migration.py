@@ -131,9 +131,9 @@ def test_a_database_from_before_ordinals_keeps_everything_on_ordinal_one(
         # The same rows, each column as it was, with ordinal 1 after them.
         new = sqlite3.connect(database)
         try:
-            assert new.execute(
-                "SELECT * FROM card_state ORDER BY key"
-            ).fetchall() == [(*row, 1) for row in states_before]
+            assert new.execute("SELECT * FROM card_state ORDER BY key").fetchall() == [
+                (*row, 1) for row in states_before
+            ]
             assert new.execute("SELECT * FROM review_log ORDER BY id").fetchall() == [
                 (*row, 1) for row in log_before
             ]

@@ -299,7 +299,12 @@ def _old_variant_notes(root: Path, ledger: ExportLedger, path: Path) -> None:
     kept = [note for note in plan.notes if note.card_id != "context"]
     for variant in baked_variants(deck, card, 3) or ():
         check = f"<div id=sk-check-data hidden>{variant.check}</div>"
-        fields = (markdown_html(variant.front), variant.answer, markdown_html(variant.back) + check, "")
+        fields = (
+            markdown_html(variant.front),
+            variant.answer,
+            markdown_html(variant.back) + check,
+            "",
+        )
         key = ("studykit", "demo", "context", f"variant-{variant.seed}")
         kept.append(PlannedNote("type-in", "demo", "context", key, fields, ("demo",)))
     write_package(replace(plan, notes=tuple(kept)), path, ledger=ledger)

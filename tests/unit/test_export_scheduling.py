@@ -134,7 +134,9 @@ def test_reviews_states_and_presets_arrive_in_anki(
     )
     # Its c1 was suspended; c2 is a schedule of its own, never answered, so new.
     assert [(c.ord, c.queue, c.reps) for c in recurrence] == [(0, -1, 2), (1, 0, 0)]
-    terms = sorted((collection.get_card(c) for c in collection.find_cards("Term")), key=lambda c: c.ord)
+    terms = sorted(
+        (collection.get_card(c) for c in collection.find_cards("Term")), key=lambda c: c.ord
+    )
     assert terms[1].queue == -2  # its front was answered today: buried as a sibling
     assert collection.get_card(cids["context"]).queue == -3  # buried until tomorrow
     lone_deck_new = collection.find_cards("is:new")

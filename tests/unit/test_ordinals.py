@@ -7,7 +7,6 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
-
 from pydantic import ValidationError
 
 from studykit.content.model import Card, Deck

@@ -25,7 +25,10 @@ const typein = require(process.argv[2]);
 // A stand-in for the browser's sessionStorage (node has none): the same two calls.
 function store() {
   const kept = new Map();
-  return { getItem: (k) => (kept.has(k) ? kept.get(k) : null), setItem: (k, v) => kept.set(k, String(v)) };
+  return {
+    getItem: (k) => (kept.has(k) ? kept.get(k) : null),
+    setItem: (k, v) => kept.set(k, String(v)),
+  };
 }
 const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const out = cases.map((c) => {
@@ -36,8 +39,10 @@ const out = cases.map((c) => {
     const backPicks = c.samePage ? frontPicks : {};
     const shown = [];
     for (let k = 0; k < c.times; k++) {
-      const front = variants.choose(c.count, c.key, "front", storage, frontPicks, Math.random, c.now);
-      const back = variants.choose(c.count, c.key, "back", storage, backPicks, Math.random, c.now);
+      const pick = (side, picks) =>
+        variants.choose(c.count, c.key, side, storage, picks, Math.random, c.now);
+      const front = pick("front", frontPicks);
+      const back = pick("back", backPicks);
       shown.push([front, back]);
     }
     return shown;

@@ -232,7 +232,10 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         )
         note = self.session.library.note_for(card.deck)
         shown = as_template(card.card)
-        front, back = front_markdown(shown, note, card.ordinal), back_markdown(shown, note, card.ordinal)
+        front, back = (
+            front_markdown(shown, note, card.ordinal),
+            back_markdown(shown, note, card.ordinal),
+        )
         await self.query_one("#browser-front", Markdown).update(front)
         await self.query_one("#browser-back", Markdown).update(back)
         for event in reversed(detail.history):  # newest first, as Anki's card info
