@@ -224,8 +224,8 @@ def _finish(
         summary += f"; {count.imported} schedule(s) imported, {count.already} already here"
         if count.dropped:
             summary += f", {len(count.dropped)} card(s) with more SR entries than siblings"
-            for line in count.dropped:
-                click.echo(one_line(f"studykit: {line}"), err=to_stderr)
+            for why in count.dropped:
+                click.echo(one_line(f"studykit: {why}"), err=to_stderr)
     elif scheduled:
         why = "give -o to import them" if writing is None else "--no-schedules"
         summary += f"; {scheduled} schedule(s) not imported ({why})"
