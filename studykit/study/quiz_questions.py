@@ -99,12 +99,17 @@ def short_text(source: str, limit: int = 90, *, note: Note | None = None) -> str
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _plain_question(card: Card, note: Note | None) -> tuple[str, str]:
-    """(question, answer) of an ordinary card as plain text for the list of misses."""
+def _plain_question(card: Card, note: Note | None, ordinal: int = 1) -> tuple[str, str]:
+    """(question, answer) of one ordinal of an ordinary card as plain text for the list of
+    misses: a cloze's own deletion asked (the others filled in), a reversed card's back."""
     if card.kind == "cloze":
-        question = CLOZE_PATTERN.sub("[...]", card.front)
+        question = CLOZE_PATTERN.sub(
+            lambda m: "[...]" if int(m.group(1)) == ordinal else m.group(2), card.front
+        )
         answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
         return short_text(question, note=note), short_text(answer, note=note)
+    if card.kind == "reversed" and ordinal == 2:
+        return short_text(card.back or "", note=note), short_text(card.front, note=note)
     return short_text(card.front, note=note), short_text(card.back or "", note=note)
 
 
@@ -118,7 +123,7 @@ def quiz_answer(
 ) -> QuizAnswer:
     """The record of one answer: a typed answer is right by its grade, others by `passed`."""
     if variant is None:
-        question, answer = _plain_question(card.card, note)
+        question, answer = _plain_question(card.card, note, card.ordinal)
         return QuizAnswer(card, passed, question, answer)
     return QuizAnswer(
         card,
