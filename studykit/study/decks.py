@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from studykit.content.loading import Library
 from studykit.content.loading.outline import DeckOutline
+from studykit.core.config import Settings
 from studykit.core.errors import StudykitError
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
@@ -24,7 +25,7 @@ from studykit.study.card import StateName, StudyCard
 if TYPE_CHECKING:
     from studykit.content.model import Deck
 
-__all__ = ["LoadedDecks", "NotLoadedError"]
+__all__ = ["LoadedDecks", "NotLoadedError", "bury_rule", "fresh_state"]
 
 _STATE_NAMES: Mapping[State | None, StateName] = {
     None: "new",
@@ -138,6 +139,15 @@ class LoadedDecks:
             raise NotLoadedError(f"deck `{deck_id}` has no card `{card_id}`")
         return [self.card(index, pos) for pos in positions]
 
+    def suspended(self, deck_id: str | None) -> list[StudyCard]:
+        """The suspended schedules of one deck (None: all), in deck order."""
+        return [
+            self.card(index, pos)
+            for index in self.of(deck_id)
+            for pos, slot in enumerate(index.slots)
+            if slot.suspended
+        ]
+
     def reindexer(
         self, deck_id: str, card_id: str, ordinal: int = 1
     ) -> Callable[[CardState], None]:
@@ -147,6 +157,11 @@ class LoadedDecks:
             return lambda _: None  # the card is no longer loaded; its row stays
         index, pos = found
         return lambda new: index.put(pos, new)
+
+
+def bury_rule(settings: Settings) -> BuryRule:
+    """Which siblings an answer buries, for decks that do not say (config.toml's keys)."""
+    return BuryRule(settings.bury_new_siblings, settings.bury_review_siblings)
 
 
 def fresh_state(card: StudyCard) -> CardState:

@@ -21,15 +21,14 @@ from studykit.content.loading.outline import DeckOutline
 from studykit.core.config import Settings
 from studykit.srs import studyday
 from studykit.srs.lock import describe, other_sessions
-from studykit.srs.queue import BuryRule
-from studykit.srs.records import Answer, CardState, to_us
+from studykit.srs.records import Answer, CardState
 from studykit.srs.scheduler import Rating, ensure_utc, utc_now
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs
 from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
 from studykit.study.card import StudyCard
 from studykit.study.card_search import CardSearch
-from studykit.study.decks import LoadedDecks, NotLoadedError, fresh_state
+from studykit.study.decks import LoadedDecks, NotLoadedError, bury_rule, fresh_state
 from studykit.study.scheduling import Scheduling
 from studykit.study.search import Query
 from studykit.study.stats import Stats, collect_stats
@@ -89,9 +88,7 @@ class StudySession:
         self._clock = clock
         self._lock = threading.RLock()
         self._tz = tz  # None: the machine's local zone, looked up at each instant
-        self.decks = LoadedDecks(
-            library, store, BuryRule(settings.bury_new_siblings, settings.bury_review_siblings)
-        )
+        self.decks = LoadedDecks(library, store, bury_rule(settings))
         """The loaded decks, indexed for the queue."""
         self.scheduling = Scheduling(
             store,
@@ -171,19 +168,14 @@ class StudySession:
     def next_card(
         self, deck_id: str | None = None, *, scope: Sequence[str] | None = None
     ) -> StudyCard | None:
-        """The card to study now: learning due now, then reviews due today, then new cards.
-
-        From `deck_id` (None: any deck of the scope) within the limits of the decks in `scope`
-        (default: `deck_id` alone, or every deck when both are None).
-        """
+        """The card to study now (learning due, then reviews due today, then new) from `deck_id`
+        (None: any in scope) within the limits of the decks in `scope` (default: `deck_id`
+        alone, or every deck)."""
         return self.today.next_card(deck_id, scope)
 
     @_synchronized
     def study_card(self, deck_id: str, card_id: str, ordinal: int | None = None) -> StudyCard:
-        """The StudyCard of one loaded schedule (NotLoadedError if it is not loaded).
-
-        Without `ordinal`, the card's first (1, or a cloze's lowest deletion number).
-        """
+        """One loaded schedule (default: the card's first ordinal); NotLoadedError if unknown."""
         return self.decks.study_card(deck_id, card_id, ordinal)
 
     @_synchronized
@@ -194,12 +186,7 @@ class StudySession:
     @_synchronized
     def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
         """The suspended cards (manual and leeches) of one deck or all, in deck order."""
-        return [
-            self.decks.card(index, pos)
-            for index in self.decks.of(deck_id)
-            for pos, slot in enumerate(index.slots)
-            if slot.suspended
-        ]
+        return self.decks.suspended(deck_id)
 
     @_synchronized
     def next_due(self, deck_id: str | None = None) -> datetime | None:
@@ -287,9 +274,7 @@ class StudySession:
     @_synchronized
     def unbury(self, card: StudyCard) -> None:
         """Show a buried card again today (one buried by a sibling's answer too)."""
-        # `buried_until` inside today marks an unbury: it lifts a sibling's burial until the
-        # next rollover (siblings.py), and is expired as a burial of its own.
-        now = self.now()
+        now = self.now()  # inside today, it lifts a sibling's burial too (siblings.py)
         self._change(card, "unbury", lambda state: replace(state, buried_until=now))
 
     @_synchronized
@@ -308,10 +293,8 @@ class StudySession:
 
     @_synchronized
     def is_buried(self, card: StudyCard) -> bool:
-        """True while a card is buried."""
-        now_us = to_us(self.today.window()[0])  # siblings settled for today
-        found = self.decks.find(card.deck.id, card.card.id, card.ordinal)
-        return found is not None and found[0].is_buried(found[1], now_us)
+        """True while a card is buried (by hand, or by a sibling's answer today)."""
+        return self.today.is_buried(card)
 
     @_synchronized
     def is_due(self, card: StudyCard) -> bool:
@@ -350,15 +333,7 @@ class StudySession:
     @_synchronized
     def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
         """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
-        self.today.window()  # siblings settled for today
-        found = []
-        for deck_id in deck_ids:
-            index = self.decks.indexes.get(deck_id)
-            if index is None:
-                continue
-            for pos in sorted(index.sibling_buried):
-                found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
-        return found
+        return self.today.sibling_buried(deck_ids)
 
     @_synchronized
     def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:

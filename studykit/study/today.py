@@ -77,6 +77,22 @@ class Today:
         if found is not None:
             found[0].answered(found[1])
 
+    def is_buried(self, card: StudyCard) -> bool:
+        """True while a schedule is buried, by hand or by a sibling's answer today."""
+        _, now_us, _ = self.window()  # siblings settled for today
+        found = self._decks.find(card.deck.id, card.card.id, card.ordinal)
+        return found is not None and found[0].is_buried(found[1], now_us)
+
+    def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+        """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
+        self.window()
+        found = []
+        for deck_id in deck_ids:
+            index = self._decks.indexes.get(deck_id)
+            for pos in sorted(index.sibling_buried) if index is not None else ():
+                found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
+        return found
+
     def _counts(self, index: DeckIndex, now_us: int, end_us: int) -> tuple[int, int, int]:
         """What one deck has available today (limits not applied); learning as Anki counts
         it, what is due within the learn-ahead limit."""
