@@ -97,11 +97,13 @@ class DeckIndex:
         # Siblings, for the study day in `_day` (None: not settled yet, nothing held back).
         self._day: Day | None = None
         self._answered: dict[int, set[int]] = {}  # card place -> ordinals answered today
-        self._settled: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {}
+        # card place -> (buried, held back, how many of those held back are new)
+        self._settled: dict[int, tuple[tuple[int, ...], tuple[int, ...], int]] = {}
         self.sibling_buried: set[int] = set()
         """Positions buried until tomorrow because a sibling was answered today."""
         self.held_back: set[int] = set()
         """Positions the queue does not gather today because a sibling comes first."""
+        self._held = [0, 0]  # of those: how many are new, how many reviews due today
 
     @property
     def total(self) -> int:
@@ -190,8 +192,19 @@ class DeckIndex:
         self._settled.clear()
         self.sibling_buried.clear()
         self.held_back.clear()
-        for place in self.siblings:
-            self._settle(place)
+        self._held = [0, 0]
+        # A card none of whose schedules was ever stored (the common case, settled in bulk):
+        # its first new one is gathered, the others held back when new siblings wait.
+        slots, answered, held_back = self.slots, self._answered, []
+        for place, positions in self.siblings.items():
+            if place not in answered and all(slots[pos] is NEW_SLOT for pos in positions):
+                held = positions[1:] if self.bury.new else ()
+                self._settled[place] = ((), held, len(held))
+                held_back.extend(held)
+            else:
+                self._settle(place)
+        self.held_back.update(held_back)
+        self._held[0] += len(held_back)
 
     def answered(self, pos: int) -> None:
         """Note that the schedule at `pos` was answered today (its siblings are buried)."""
@@ -203,14 +216,21 @@ class DeckIndex:
         positions = self.siblings.get(place)
         if positions is None or self._day is None:
             return
-        old_buried, old_held = self._settled.get(place, ((), ()))
-        self.sibling_buried.difference_update(old_buried)
-        self.held_back.difference_update(old_held)
         schedules = [(pos, self.ordinal_at[pos], self.slots[pos]) for pos in positions]
         settled = settle(schedules, self._answered.get(place, ()), self.bury, self._day)
-        self._settled[place] = settled
-        self.sibling_buried.update(settled.buried)
-        self.held_back.update(settled.held_back)
+        self._hold(place, settled.buried, settled.held_back)
+
+    def _hold(self, place: int, buried: tuple[int, ...], held: tuple[int, ...]) -> None:
+        """Record one card's siblings as settled: `buried` by an answer, `held` back."""
+        old_buried, old_held, old_new = self._settled.get(place, ((), (), 0))
+        self.sibling_buried.difference_update(old_buried)
+        self.held_back.difference_update(old_held)
+        new = sum(self.slots[pos].state is None for pos in held)
+        self._held[0] += new - old_new
+        self._held[1] += len(held) - new - (len(old_held) - old_new)
+        self._settled[place] = (buried, held, new)
+        self.sibling_buried.update(buried)
+        self.held_back.update(held)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -278,13 +298,8 @@ class DeckIndex:
                     review -= 1
                 elif slot.state != State.Review and slot.due_us < learn_until:
                     learning -= 1
-        for pos in self.held_back:
-            slot = self.slots[pos]
-            if slot.state is None:
-                new -= 1
-            elif slot.state == State.Review and slot.due_us is not None and slot.due_us < end_us:
-                review -= 1
-        return new, learning, review
+        # Held back: new ones, and reviews due today (`settle` holds back no other).
+        return new - self._held[0], learning, review - self._held[1]
 
     def due_per_day(self, edges: Sequence[int], now_us: int) -> list[int]:
         """Scheduled cards due between consecutive `edges` (overdue ones in the first day)."""

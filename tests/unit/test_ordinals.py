@@ -185,3 +185,57 @@ def test_a_cloze_ordinal_hides_its_deletion_and_shows_the_others() -> None:
     assert "Every token at once" in front_markdown(TWO_WAY, None, 2)
     assert "Self-attention" in back_markdown(TWO_WAY, None, 2)
     assert "Self-attention" not in front_markdown(TWO_WAY, None, 2)
+
+
+def test_the_queue_keeps_its_sibling_counts_as_a_fresh_index_would() -> None:
+    """Random answers, burials and suspensions: the index settled card by card counts what an
+    index built afresh from the same states counts (new, learning, review; who is hidden)."""
+    import random
+    from dataclasses import replace as changed
+    from datetime import UTC, datetime
+
+    from studykit.content.loading.outline import CardOutline, DeckOutline
+    from studykit.srs.queue import DeckIndex, Slot
+    from studykit.srs.records import CardState
+    from studykit.srs.scheduler import State
+    from studykit.srs.siblings import BuryRule, Day
+
+    cards = tuple(CardOutline(f"c{i}", (1, 2, 3) if i % 2 else (1, 2)) for i in range(12))
+    deck = DeckOutline("d", "D", "", None, None, None, None, cards)
+    start = datetime(2026, 3, 2, 4, tzinfo=UTC)
+    day = Day(int(start.timestamp() * 1e6), int((start + timedelta(days=1)).timestamp() * 1e6))
+    now_us = day.start_us + 3_600_000_000
+    rng = random.Random(7)
+    for rule in (BuryRule(), BuryRule(new=False), BuryRule(review=False)):
+        live = DeckIndex(deck, {}, bury=rule)
+        live.start_day(day, {})
+        states: dict[tuple[str, int], CardState] = {}
+        answered: dict[str, set[int]] = {}
+        for _ in range(150):
+            pos = rng.randrange(live.total)
+            card_id, ordinal = live.card(pos).id, live.ordinal_at[pos]
+            state = states.get((card_id, ordinal)) or CardState(0, "d", card_id, ordinal=ordinal)
+            move = rng.random()
+            due = start + timedelta(hours=rng.choice((2, 30, -50)))
+            if move < 0.5:
+                kind = rng.choice((State.Learning, State.Review))
+                state = changed(state, state=kind, due=due, last_review=start)
+                answered.setdefault(card_id, set()).add(ordinal)
+                live.put(pos, state)
+                live.answered(pos)
+            elif move < 0.7:
+                state = changed(state, suspended=not state.suspended)
+                live.put(pos, state)
+            else:
+                until = rng.choice((None, start + timedelta(days=1), start + timedelta(hours=1)))
+                state = changed(state, buried_until=until)
+                live.put(pos, state)
+            states[card_id, ordinal] = state
+            fresh = DeckIndex(deck, {ref: Slot.of(s) for ref, s in states.items()}, bury=rule)
+            fresh.start_day(day, answered)
+            end_us = day.end_us
+            assert live.counts(now_us=now_us, end_us=end_us) == fresh.counts(
+                now_us=now_us, end_us=end_us
+            )
+            assert live.sibling_buried == fresh.sibling_buried
+            assert live.held_back == fresh.held_back
