@@ -195,10 +195,11 @@ class DeckIndex:
         self._held = [0, 0]
         # A card none of whose schedules was ever stored (the common case, settled in bulk):
         # its first new one is gathered, the others held back when new siblings wait.
-        slots, answered, held_back = self.slots, self._answered, []
-        for place, positions in self.siblings.items():
-            if place not in answered and all(slots[pos] is NEW_SLOT for pos in positions):
-                held = positions[1:] if self.bury.new else ()
+        slots, touched = self.slots, self._answered
+        held_back: list[int] = []
+        for place, group in self.siblings.items():
+            if place not in touched and all(slots[pos] is NEW_SLOT for pos in group):
+                held = group[1:] if self.bury.new else ()
                 self._settled[place] = ((), held, len(held))
                 held_back.extend(held)
             else:

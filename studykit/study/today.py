@@ -89,8 +89,9 @@ class Today:
         found = []
         for deck_id in deck_ids:
             index = self._decks.indexes.get(deck_id)
-            for pos in sorted(index.sibling_buried) if index is not None else ():
-                found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
+            if index is not None:
+                for pos in sorted(index.sibling_buried):
+                    found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
         return found
 
     def _counts(self, index: DeckIndex, now_us: int, end_us: int) -> tuple[int, int, int]:
