@@ -133,8 +133,16 @@ def test_reviews_states_and_presets_arrive_in_anki(
         assert (term.type, term.queue) == (1, 3)
         assert term.due == today + 1
     assert collection.get_card(cids["recurrence"]).queue == -1  # suspended
-    recurrence_cards = collection.find_cards('"Recurrence*"')
-    assert all(collection.get_card(c).queue == -1 for c in recurrence_cards)
+    recurrence = sorted(
+        (collection.get_card(c) for c in collection.find_cards('"Recurrence*"')),
+        key=lambda c: c.ord,
+    )
+    # Its c1 was suspended; c2 is a schedule of its own, never answered, so new.
+    assert [(c.ord, c.queue, c.reps) for c in recurrence] == [(0, -1, 2), (1, 0, 0)]
+    terms = sorted(
+        (collection.get_card(c) for c in collection.find_cards("Term")), key=lambda c: c.ord
+    )
+    assert terms[1].queue == -2  # its front was answered today: buried as a sibling
     assert collection.get_card(cids["context"]).queue == -3  # buried until tomorrow
     lone_deck_new = collection.find_cards("is:new")
     assert len(lone_deck_new) >= 1  # siblings and never-answered cards stay new

@@ -225,8 +225,11 @@ def test_a_cloze_inside_maths_hides_and_fills_as_markdown() -> None:
         kind="cloze",
         front=r"Recurrence: $h_t = {{c1::\tanh(W_{hh} h_{t-1})::formula}}$, at $z = {{c2::0}}$.",
     )
-    assert _shown(front_markdown(card)) == "Recurrence: hₜ = [formula], at z = [...]."
+    # Each ordinal hides its own deletion and shows the other filled in, in maths too.
+    assert _shown(front_markdown(card)) == "Recurrence: hₜ = [formula], at z = 0."
+    assert _shown(front_markdown(card, None, 2)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = [...]."
     assert _shown(back_markdown(card)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = 0."
+    assert _shown(back_markdown(card, None, 2)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = 0."
 
 
 def test_a_computed_card_without_a_back_shows_its_answer_as_maths() -> None:
