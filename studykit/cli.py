@@ -22,6 +22,7 @@ from studykit.commands.support import (
     fail,
     settings_from,
 )
+from studykit.commands.usage import StudykitGroup
 from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
@@ -41,7 +42,11 @@ def _run_app(settings: Settings, *, start: str, deck_id: str | None = None) -> N
         raise SystemExit(code)
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=StudykitGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(
     __version__, "--version", prog_name="studykit", message="%(prog)s %(version)s"
 )

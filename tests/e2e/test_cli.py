@@ -144,10 +144,32 @@ def test_a_data_dir_that_is_a_file_is_reported(root: Path, tmp_path: Path) -> No
     assert_clean(result)
 
 
-def test_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
-    result = run("frobnicate", data_dir=tmp_path)
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["frobnicate"], "no such command 'frobnicate' (see 'studykit --help')"),
+        (["--bogus"], "no such option '--bogus' (see 'studykit --help')"),
+        (
+            ["export", "anki", "--variants", "0"],
+            "invalid value for '--variants': 0 is not in the range 1<=x<=100 "
+            "(see 'studykit export anki --help')",
+        ),
+        (["export"], "'studykit export' needs a command: anki (see 'studykit export --help')"),
+        (
+            ["decks", "--root", "x"],
+            "no such option '--root'; it goes before the command: studykit --root DIR decks ... "
+            "(see 'studykit decks --help')",
+        ),
+    ],
+    ids=["command", "option", "value", "no-subcommand", "global-after"],
+)
+def test_a_usage_error_is_one_line_in_our_format(
+    tmp_path: Path, args: list[str], line: str
+) -> None:
+    result = run(*args, data_dir=tmp_path)
     assert result.returncode == 2
-    assert_clean(result)
+    assert result.stderr == f"studykit: error: {line}\n"  # not Click's usage block
+    assert result.stdout == ""
 
 
 def python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
