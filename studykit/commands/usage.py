@@ -32,7 +32,8 @@ def usage_line(error: click.UsageError) -> str:
         if isinstance(error, click.NoSuchOption) and error.option_name in _GLOBAL and context:
             # `studykit review --data-dir D`: the global options go before the command.
             program, _, words = context.command_path.partition(" ")
-            message += f"; it goes before the command: {program} {error.option_name} DIR {words} ..."
+            before = f"{program} {error.option_name} DIR {words} ..."
+            message += f"; it goes before the command: {before}"
     if context is None:
         return message
     return f"{message} (see '{context.command_path} --help')"
