@@ -23,6 +23,7 @@ import bench_experiments
 import bench_export
 import bench_export_ledger
 import bench_export_media
+import bench_screens
 from common import (
     PYTHON,
     REPO,
@@ -175,6 +176,8 @@ def main() -> None:
         bench_check()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    bench_screens.main()
     print()
     bench_export.main()
     bench_export_ledger.main()
