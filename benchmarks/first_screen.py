@@ -35,13 +35,14 @@ def run_studykit(data_dir: Path, *, with_torch: bool = False) -> None:
     if with_torch:
         import torch  # noqa: F401
 
+    from studykit.core.config import resolve_settings
+    from studykit.tui.launch import launch
+
+    app = launch(resolve_settings(data_dir=data_dir))  # as `studykit` starts it
+
     from textual.pilot import Pilot
 
-    from studykit.core.config import resolve_settings
-    from studykit.tui.app import make_app
     from studykit.tui.screens.home import HomeScreen
-
-    app = make_app(resolve_settings(data_dir=data_dir))
 
     async def leave(pilot: Pilot[None]) -> None:
         while not isinstance(pilot.app.screen, HomeScreen):

@@ -33,9 +33,9 @@ _DIR = click.Path(file_okay=False, dir_okay=True, path_type=Path)
 
 
 def _run_app(settings: Settings, *, start: str, deck_id: str | None = None) -> None:
-    from studykit.tui.app import make_app
+    from studykit.tui.launch import launch
 
-    app = make_app(settings, start=start, deck_id=deck_id)
+    app = launch(settings, start=start, deck_id=deck_id)
     app.run()
     code = app.return_code or 0
     if code:
