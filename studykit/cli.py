@@ -22,6 +22,7 @@ from studykit.commands.support import (
     fail,
     settings_from,
 )
+from studykit.commands.usage import StudykitGroup
 from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
@@ -32,16 +33,20 @@ _DIR = click.Path(file_okay=False, dir_okay=True, path_type=Path)
 
 
 def _run_app(settings: Settings, *, start: str, deck_id: str | None = None) -> None:
-    from studykit.tui.app import make_app
+    from studykit.tui.launch import launch
 
-    app = make_app(settings, start=start, deck_id=deck_id)
+    app = launch(settings, start=start, deck_id=deck_id)
     app.run()
     code = app.return_code or 0
     if code:
         raise SystemExit(code)
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=StudykitGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(
     __version__, "--version", prog_name="studykit", message="%(prog)s %(version)s"
 )

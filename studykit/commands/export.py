@@ -10,10 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from studykit.commands.support import EXIT_PROBLEM, check_deck, fail, settings_from
+from studykit.commands.support import (
+    EXIT_INTERRUPTED,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    check_deck,
+    fail,
+    settings_from,
+)
 
 if TYPE_CHECKING:
+    from studykit.core.config import Settings
+    from studykit.export.media import MissingRun
     from studykit.export.summary import SummaryLine
+    from studykit.study.session import StudySession
 
 # Below this many cards an export takes well under a second: no progress bar.
 _PROGRESS_FROM = 500
@@ -29,7 +39,8 @@ def export() -> None:
     "-o",
     "--output",
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
-    help="The .apkg file to write (default: studykit.apkg, or DECK-ID.apkg for one deck).",
+    help="The .apkg file to write, in a folder that exists (default: studykit.apkg, or "
+    "DECK-ID.apkg for one deck).",
 )
 @click.option("--deck", "deck_ids", multiple=True, metavar="ID", help="Export only this deck.")
 @click.option(
@@ -45,6 +56,12 @@ def export() -> None:
     show_default=True,
     help="Carry your review history, due dates and suspensions (off: share the decks as new).",
 )
+@click.option(
+    "--run-experiments",
+    is_flag=True,
+    help="First run the linked experiments that have no cached result (in child processes, "
+    "within experiment_budget each), so that every linked card carries its plot.",
+)
 @click.pass_context
 def anki(
     ctx: click.Context,
@@ -52,6 +69,7 @@ def anki(
     deck_ids: tuple[str, ...],
     variants: int,
     scheduling: bool,
+    run_experiments: bool,
 ) -> None:
     """Write decks as an Anki package (.apkg).
 
@@ -61,8 +79,8 @@ def anki(
     on stderr and make the exit status 1.
 
     Images the cards show are packed. A card linked to an experiment carries the plot of
-    its cached result (drawn with matplotlib, the `plots` extra); experiments never run
-    here, and those without a cached result are listed with the command that runs them.
+    its cached result (drawn with matplotlib, the `plots` extra); experiments run only with
+    --run-experiments, and otherwise the export says how many have no cached result.
     """
     from studykit.content.loading import load_library
     from studykit.export import export_anki
@@ -72,6 +90,8 @@ def anki(
     from studykit.srs.store import Store
     from studykit.study.session import StudySession
 
+    if output is not None:
+        _check_output(output)
     settings = settings_from(ctx)
     library = load_library(settings.root)
     for deck_id in deck_ids:
@@ -89,15 +109,19 @@ def anki(
         if total >= _PROGRESS_FROM
         else nullcontext()
     )
-    # No study database yet: nothing was reviewed or run, so no history and no cached results.
-    has_database = settings.database_path.exists()
+    # No study database yet: nothing was reviewed or run, so no history and no cached results
+    # (unless the runs are to be cached now, which makes one).
+    has_database = settings.database_path.exists() or run_experiments
     has_history = scheduling and has_database
     session = (
         StudySession(library, Store.open(settings.database_path), settings)
         if has_database
         else None
     )
+    failed: list[str] = []
     try:
+        if session is not None and run_experiments:
+            failed = _run_experiments(session, settings, [deck.id for deck in decks], variants)
         with bar:
             result = export_anki(
                 library,
@@ -118,8 +142,58 @@ def anki(
             session.close()
     for line in summary_lines(result):
         _echo(line)
-    if library.problems:
+    if library.problems or failed:
         raise SystemExit(EXIT_PROBLEM)
+
+
+def _check_output(output: Path) -> None:
+    """Exit 2 unless `output` names a .apkg file in a folder that exists (none is made)."""
+    if output.suffix.lower() != ".apkg":
+        fail(
+            f"-o {output}: an Anki package is named *.apkg, e.g. -o {output.stem}.apkg", EXIT_USAGE
+        )
+    folder = output.parent
+    if not folder.is_dir():
+        fail(f"-o {output}: there is no folder {folder} (the export makes none)", EXIT_USAGE)
+
+
+def _run_experiments(
+    session: StudySession, settings: Settings, deck_ids: list[str], variants: int
+) -> list[str]:
+    """Run the linked experiments without a cached result, behind a progress bar; say which
+    failed (and return them)."""
+    from studykit.core.errors import describe_error
+    from studykit.experiments.errors import TorchMissing
+    from studykit.export.runs import missing_runs, run_missing
+
+    runs = missing_runs(session.library, deck_ids, variants=variants, cache=session)
+    if not runs:
+        return []
+
+    def shown(run: MissingRun | None) -> str | None:
+        return None if run is None else run.experiment
+
+    label = f"Running {len(runs)} experiment(s)"
+    try:
+        with click.progressbar(
+            length=len(runs), label=label, file=sys.stderr, item_show_func=shown
+        ) as bar:
+            failed = run_missing(
+                runs,
+                session,
+                budget=settings.experiment_budget,
+                starting=lambda run: bar.update(0, run),
+                done=lambda _run: bar.update(1),
+            )
+    except TorchMissing as error:
+        fail(describe_error(error), EXIT_PROBLEM)
+    except KeyboardInterrupt:
+        fail(
+            "interrupted; the runs done so far are cached, no package was written", EXIT_INTERRUPTED
+        )
+    for failure in failed:  # before the export's own lines, which count what has no plot
+        click.echo(f"studykit: {failure}", err=True)
+    return failed
 
 
 @contextmanager
@@ -130,10 +204,8 @@ def _plot_bar(count: int) -> Iterator[Callable[[int], None]]:
 
 
 def _echo(line: SummaryLine) -> None:
-    """A line said on stdout; a problem on stderr, with the commands that fix it under it."""
+    """A line said on stdout; a problem on stderr."""
     if line.kind == "said":
         click.echo(line.text)
     else:
-        click.echo(
-            f"studykit: {line.text}" if line.kind == "problem" else f"  {line.text}", err=True
-        )
+        click.echo(f"studykit: {line.text}", err=True)

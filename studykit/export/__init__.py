@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 
 REUSED = "Unchanged since the last export; package reused."
+COPIED = "Nothing changed since the last export: its package was copied here, not built again."
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class ExportResult:
     scheduled: bool = False
     reused: bool = False
     """Nothing changed since the last export: the package kept from it was copied."""
+    unchanged: bool = False
+    """Reused, and `path` already held that package (the last export went there)."""
     media: MediaReport | None = field(default=None, compare=False)
     """Images and plots packed, plots drawn, skipped, and experiments without a result."""
     ledger_damage: tuple[str, ...] = ()
@@ -160,6 +163,7 @@ def _export(
         revlog=counts.revlog,
         scheduled=source is not None and source.scheduling is not None,
         reused=counts.reused,
+        unchanged=counts.unchanged,
         media=media.report,
         ledger_damage=tuple(damage_lines(ledger.damaged)) if ledger is not None else (),
     )

@@ -273,6 +273,8 @@ class PackageCounts:
     removed: tuple[str, ...] = ()
     reused: bool = False
     """Nothing changed since the last export: its kept package was copied."""
+    unchanged: bool = False
+    """Reused, and the file at `path` already was that package: nothing was written."""
 
 
 def write_package(
@@ -313,10 +315,11 @@ def write_package(
     with book.stamping(plan, guids, digests, now) as stamps:
         key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
         kept = KeptPackage(ledger.path)
-        found = kept.reuse(key, Path(path))
-        if found is not None:
+        reused = kept.reuse(key, Path(path))
+        if reused is not None:
             if progress is not None:
                 progress(len(plan.notes))
+            found = reused.counts
             return PackageCounts(
                 Path(path),
                 found.decks,
@@ -325,6 +328,7 @@ def write_package(
                 revlog=found.revlog,
                 removed=plan.removed,
                 reused=True,
+                unchanged=reused.unchanged,
             )
         counts = _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
         kept.keep(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from studykit.text.htmlrule import balanced, sanitized
 from studykit.text.mathjax import latex_to_mathjax
-from studykit.text.mathscan import Maths, replace_maths, split_code_fences
+from studykit.text.mathscan import replace_tex, split_code_fences
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -162,11 +162,21 @@ def _lift_maths(prose: str, maths: list[str]) -> str:
     if "$" not in prose:  # no maths can open (most prose without maths)
         return prose
 
-    def slot(found: Maths) -> str:
-        maths.append(latex_to_mathjax(found.tex, found.display))
+    def slot(tex: str, display: bool) -> str:
+        maths.append(latex_to_mathjax(tex, display))
         return f"{_MATH}{len(maths) - 1}{_MATH_END}"
 
-    return replace_maths(prose, slot)
+    return replace_tex(prose, slot)
+
+
+def _put_back(rendered: str, maths: list[str]) -> str:
+    """`rendered` with each maths slot replaced by its MathJax."""
+    if len(maths) > 4:
+        return _MATH_SLOT.sub(lambda match: maths[int(match.group(1))], rendered)
+    # A field holds a formula or two: a replace per slot beats a pattern with a callback.
+    for number, mathjax in enumerate(maths):
+        rendered = rendered.replace(f"{_MATH}{number}{_MATH_END}", mathjax, 1)
+    return rendered
 
 
 def _cloze_syntax(match: re.Match[str]) -> str:
@@ -178,7 +188,8 @@ def _cloze_syntax(match: re.Match[str]) -> str:
 
 def markdown_html(text: str, *, cloze: bool = False) -> str:
     """Render a card field: markdown to HTML, maths to MathJax, clozes kept for Anki."""
-    text = _SENTINELS.sub("", text)
+    if not text.isascii():  # the sentinels are not ASCII: most fields cannot hold one
+        text = _SENTINELS.sub("", text)
     if cloze:
         text = _mark_clozes(text)
     maths: list[str] = []
@@ -199,7 +210,7 @@ def markdown_html(text: str, *, cloze: bool = False) -> str:
     if "<" in source:  # without raw HTML, the renderers' own tags are nested properly
         rendered = balanced(rendered)
     if maths:
-        rendered = _MATH_SLOT.sub(lambda match: maths[int(match.group(1))], rendered)
+        rendered = _put_back(rendered, maths)
     if cloze:
         # `}` + `}}` would read as the deletion ending one brace early; a space keeps TeX
         # meaning and lets Anki find the right `}}`.

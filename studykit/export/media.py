@@ -7,9 +7,9 @@ export (so Anki's update sees no change). Remote images become links; nothing is
 
 A card (or the note section it cites) linked to an experiment gets the plot of the cached
 result, as `studykit-plot-<hash of the plot data>.svg`. Nothing is run here: a link without
-a cached result is reported with the command that runs it. Plots are drawn after planning
-(`draw_missing`), into the plot folder of the data dir when there is one, so a later
-export draws only the plots it has not drawn before.
+a cached result is reported (`runs.py` runs those first for `export anki --run-experiments`).
+Plots are drawn after planning (`draw_missing`), into the plot folder of the data dir when
+there is one, so a later export draws only the plots it has not drawn before.
 """
 
 from __future__ import annotations
@@ -54,11 +54,6 @@ class MissingRun:
 
     experiment: str
     params: tuple[tuple[str, object], ...]
-
-    def command(self) -> str:
-        """The command line that runs it."""
-        sets = " ".join(f"--set {key}={value}" for key, value in self.params)
-        return f"studykit experiment run {self.experiment} {sets} --cache".replace("  ", " ")
 
 
 @dataclass

@@ -136,6 +136,24 @@ def _file_hash(path: Path) -> str:
         return hashlib.file_digest(file, "sha256").hexdigest()
 
 
+def _holds(target: Path, sha: str, kept: Path) -> bool:
+    """Whether `target` is a regular file with the kept package's bytes already."""
+    try:
+        if not target.is_file() or target.stat().st_size != kept.stat().st_size:
+            return False
+        return _file_hash(target) == sha
+    except OSError:
+        return False
+
+
+@dataclass(frozen=True)
+class Reused:
+    """The kept package, copied to the target or found there already (`unchanged`)."""
+
+    counts: KeptCounts
+    unchanged: bool
+
+
 class KeptPackage:
     """The last package written (beside the ledger), and the digest it was written for."""
 
@@ -148,8 +166,12 @@ class KeptPackage:
         db.execute(_SCHEMA)
         return db
 
-    def reuse(self, digest: str, target: Path) -> KeptCounts | None:
-        """Copy the kept package to `target` if it was written for `digest` and is intact."""
+    def reuse(self, digest: str, target: Path) -> Reused | None:
+        """Copy the kept package to `target` if it was written for `digest` and is intact.
+
+        A `target` that already is that package (the last export went there) is left as it
+        is: nothing to copy, and `unchanged` says so.
+        """
         try:
             with closing(self._connect()) as db:
                 row = db.execute(
@@ -161,6 +183,9 @@ class KeptPackage:
         if row is None or not self.path.is_file():
             return None
         sha, decks, notes, cards, revlog = row
+        counts = KeptCounts(decks=decks, notes=notes, cards=cards, revlog=revlog)
+        if _holds(target, sha, self.path):
+            return Reused(counts, unchanged=True)
         partial = target.with_name(f".{target.name}.partial")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -172,7 +197,7 @@ class KeptPackage:
             return None
         finally:
             partial.unlink(missing_ok=True)
-        return KeptCounts(decks=decks, notes=notes, cards=cards, revlog=revlog)
+        return Reused(counts, unchanged=False)
 
     def keep(self, digest: str, written: Path, counts: KeptCounts) -> None:
         """Keep a copy of the package just written for `digest` (unless it is too big)."""

@@ -1,9 +1,8 @@
 """What an export wrote and what it left out, in lines for the command line and for the app.
 
-One list of facts, in one order, for both: the command line writes the problems on stderr
-(and the commands that fix them under them); the app joins the lines into one notification,
-which names what it exported, points at its own screens, and leaves out the command line's
-asides (the scheduling mode, the media packed, the commands to run).
+One list of facts, in one order, for both: the command line writes the problems on stderr;
+the app joins the lines into one notification, which names what it exported, points at its
+own screens, and leaves out the command line's asides (the scheduling mode, the media packed).
 """
 
 from __future__ import annotations
@@ -11,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from studykit.export import REUSED
+from studykit.export import COPIED, REUSED
 
 if TYPE_CHECKING:
     from studykit.export import ExportResult
     from studykit.export.media import MediaReport
 
-LineKind = Literal["said", "problem", "command"]
+LineKind = Literal["said", "problem"]
 
 
 @dataclass(frozen=True)
@@ -26,8 +25,7 @@ class SummaryLine:
 
     text: str
     kind: LineKind = "said"
-    """`problem`: something left out or to fix (the command line's stderr, `studykit: …`);
-    `command`: a command line that fixes the problem above it (only for the command line)."""
+    """`problem`: something left out or to fix (the command line's stderr, `studykit: …`)."""
 
 
 def summary_lines(result: ExportResult, *, app_title: str | None = None) -> list[SummaryLine]:
@@ -45,7 +43,7 @@ def summary_lines(result: ExportResult, *, app_title: str | None = None) -> list
         counts = f"{result.notes} notes, {result.cards} cards in {decks}"
         lines.append(SummaryLine(f"Wrote {result.path}: {counts}."))
     if result.reused:
-        lines.append(SummaryLine(REUSED))
+        lines.append(SummaryLine(REUSED if result.unchanged else COPIED))
     if not app:
         lines.append(SummaryLine(_scheduling(result)))
     if result.removed:
@@ -99,7 +97,8 @@ def _media(media: MediaReport, *, app: bool) -> list[SummaryLine]:
         lines.append(
             SummaryLine(
                 f"{len(media.missing)} linked experiment run(s) not run yet, so no plot "
-                f"({names}): run them in Experiments, or see `studykit export anki`.",
+                f"({names}): run them in Experiments, or `studykit export anki "
+                "--run-experiments`.",
                 "problem",
             )
         )
@@ -107,12 +106,11 @@ def _media(media: MediaReport, *, app: bool) -> list[SummaryLine]:
         lines.append(
             SummaryLine(
                 f"{len(media.missing)} linked experiment run(s) have no cached result, so "
-                "their cards went out without a plot; run them (here, or in the app's "
-                "Experiments screen), then export again:",
+                "their cards went out without a plot; export again with --run-experiments "
+                "to run them first (or run them in the app's Experiments screen)",
                 "problem",
             )
         )
-        lines += [SummaryLine(run.command(), "command") for run in media.missing]
     lines += [
         SummaryLine(f"no plot for {refused} (see `studykit check`)", "problem")
         for refused in media.refused

@@ -24,6 +24,8 @@ class ExpressionError(StudykitError):
         self.fragment = fragment
         self.column = column  # 1-based, within `line`
         self.line = line  # 1-based line of the expression text (>1 only for multi-line text)
+        self.construct: type[ast.AST] | None = None
+        """The syntax refused (`ast.Tuple` for `4, 5`), so that a caller can say it its way."""
 
 
 class ExpressionTimeout(ExpressionError):

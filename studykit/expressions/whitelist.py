@@ -119,7 +119,9 @@ class Checker:
             self.call(node, depth)
         else:
             kind = _FORBIDDEN.get(type(node), f"`{type(node).__name__}` syntax")
-            raise self.fail(node, f"{kind} not allowed: {{piece}} ({{where}})")
+            error = self.fail(node, f"{kind} not allowed: {{piece}} ({{where}})")
+            error.construct = type(node)
+            raise error
 
     def binop(self, node: ast.BinOp, depth: int) -> None:
         op = type(node.op)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Collection, Mapping
@@ -19,6 +20,8 @@ _TYPED: Final = {"−": "-", "×": "*", "·": "*", "^": "**", "÷": "/"}
 # A whole answer of digits with commas: `0,26` (a decimal comma), `4,096`, `1,234,567`.
 _COMMA_NUMBER: Final = re.compile(r"([-+]?)(\d+)((?:,\d+)+)")
 _GROUPED: Final = re.compile(r"[1-9]\d{0,2}(?:,\d{3}){2,}")
+# A number left with a comma and nothing after it: `4,` (a decimal comma half typed).
+_TRAILING_COMMA: Final = re.compile(r"([-+]?\d+)(\.\d+)?,")
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,17 @@ def read_commas(text: str) -> tuple[str, str] | Grade:
     `0,26` is a decimal comma (noted); `1,234,567` groups thousands; `4,096` could be either,
     so it is refused rather than guessed. Commas inside a longer expression are left alone.
     """
+    trailing = _TRAILING_COMMA.fullmatch(text)
+    if trailing is not None:
+        whole, decimals = trailing.groups()
+        if decimals:
+            said = f"`{text}` is not a number: write {whole}{decimals} (no comma at the end)."
+            return Grade(None, said)
+        return Grade(
+            None,
+            f"`{text}` is not a number: write {whole} or {whole}.5 "
+            "(a decimal comma needs digits after it).",
+        )
     match = _COMMA_NUMBER.fullmatch(text)
     if match is None:
         return text, ""
@@ -100,7 +114,10 @@ def read_commas(text: str) -> tuple[str, str] | Grade:
     return number, f"read {text} as {number}"
 
 
-def _unreadable(error: ExpressionError, hint: str) -> Grade:
+def _unreadable(error: ExpressionError, hint: str, *, comma: str = "") -> Grade:
+    """Why the answer could not be read; `comma`: what to say for `4, 5` (a "tuple")."""
+    if comma and error.construct is ast.Tuple:
+        return Grade(None, f"`{error.fragment}` {comma}")
     return Grade(None, f"Could not read your answer: {error.message}. {hint}")
 
 
@@ -126,7 +143,9 @@ def _grade_number(variant: Variant, text: str) -> Grade:
     try:
         given = parse(text).evaluate()
     except ExpressionError as error:
-        return _unreadable(error, hint)
+        return _unreadable(
+            error, hint, comma="is more than one number: type one (a decimal: 4.5 or 4,5)."
+        )
     expected = variant.expected()
     tolerance = variant.card.tolerance or DEFAULT_TOLERANCE
     ok = within(given, expected, tolerance)
@@ -146,7 +165,11 @@ def _grade_expression(variant: Variant, text: str) -> Grade:
     try:
         given = parse(text, names=names)
     except ExpressionError as error:
-        return _unreadable(error, hint)
+        comma = (
+            "is more than one expression: type one (a comma goes only between a function's "
+            "arguments, as in log(8, 2))."
+        )
+        return _unreadable(error, hint, comma=comma)
     try:
         ok = same_expression(given.text, variant.answer.text, names=names, values=variant.values)
     except ExpressionTimeout:

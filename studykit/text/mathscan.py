@@ -122,6 +122,22 @@ def replace_maths(prose: str, replace: Callable[[Maths], str]) -> str:
     return _ESCAPE_OR_INLINE.sub(one, prose)
 
 
+def replace_tex(prose: str, replace: Callable[[str, bool], str]) -> str:
+    """As `replace_maths`, `replace` given each one's TeX and whether it is display maths
+    (an export calls it for every field: most prose takes one pattern and makes no Maths)."""
+    if _needs_scanner(prose):
+        return "".join(
+            piece if isinstance(piece, str) else replace(piece.tex, piece.display)
+            for piece in scan_maths(prose)
+        )
+
+    def one(match: re.Match[str]) -> str:
+        tex = match.group(1)
+        return match.group() if tex is None else replace(tex, False)
+
+    return _ESCAPE_OR_INLINE.sub(one, prose)
+
+
 def scan_maths(prose: str) -> list[str | Maths]:
     """`split_maths` for any prose, code spans and display maths included."""
     pieces: list[str | Maths] = []

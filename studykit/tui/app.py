@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.binding import Binding, BindingType
 from textual.widgets import Input
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from studykit.core.config import Settings
 from studykit.core.defaults import QUIZ_QUESTIONS
@@ -44,6 +44,9 @@ PRELOAD_DELAY_S = 0.5
 """How long after home shows that a library read from the cache builds its models (and
 imports pydantic) in a thread worker: home needs none of them, so it is up first; a key
 pressed before then builds them itself."""
+WARM_UP_WORKER = "warm-up"
+"""Started when the models are built (so after the first screen has settled): sympy, the
+claim values, the screens' modules and the CUDA probe, off the UI thread (`warmup.py`)."""
 _frozen: set[bool] = set()  # freeze_start_up ran without (False) / with (True) the models
 
 
@@ -117,6 +120,10 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
             result = worker.result
             if isinstance(result, StudySession):
                 await self._session_opened(result)
+        elif worker.name == PRELOAD_WORKER and event.state == WorkerState.SUCCESS:
+            session = self.session
+            if session is not None:
+                self.warm_up(session)  # the first screen has settled: warm the later ones
 
     def on_worker_failed(self, message: WorkerFailed) -> None:
         """A screen's or widget's worker failed: say so in a dialog."""
@@ -157,6 +164,14 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
         if session is self.session:
             session.library.ready()
             freeze_start_up()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="warm-up", name=WARM_UP_WORKER)
+    def warm_up(self, session: StudySession) -> None:
+        """What later screens would wait for, done now, off the UI thread (`warmup.py`)."""
+        from studykit.tui.warmup import warm_up
+
+        worker = get_current_worker()
+        warm_up(session, lambda: worker.is_cancelled or session is not self.session)
 
     def on_reload_requested(self, message: ReloadRequested) -> None:
         home = self._home()

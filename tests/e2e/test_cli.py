@@ -144,10 +144,32 @@ def test_a_data_dir_that_is_a_file_is_reported(root: Path, tmp_path: Path) -> No
     assert_clean(result)
 
 
-def test_unknown_command_is_a_usage_error(tmp_path: Path) -> None:
-    result = run("frobnicate", data_dir=tmp_path)
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["frobnicate"], "no such command 'frobnicate' (see 'studykit --help')"),
+        (["--bogus"], "no such option '--bogus' (see 'studykit --help')"),
+        (
+            ["export", "anki", "--variants", "0"],
+            "invalid value for '--variants': 0 is not in the range 1<=x<=100 "
+            "(see 'studykit export anki --help')",
+        ),
+        (["export"], "'studykit export' needs a command: anki (see 'studykit export --help')"),
+        (
+            ["decks", "--root", "x"],
+            "no such option '--root'; it goes before the command: studykit --root DIR decks ... "
+            "(see 'studykit decks --help')",
+        ),
+    ],
+    ids=["command", "option", "value", "no-subcommand", "global-after"],
+)
+def test_a_usage_error_is_one_line_in_our_format(
+    tmp_path: Path, args: list[str], line: str
+) -> None:
+    result = run(*args, data_dir=tmp_path)
     assert result.returncode == 2
-    assert_clean(result)
+    assert result.stderr == f"studykit: error: {line}\n"  # not Click's usage block
+    assert result.stdout == ""
 
 
 def python(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -197,13 +219,20 @@ def test_help_does_not_import_the_app(tmp_path: Path) -> None:
     assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
 
 
-def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
+def test_the_first_screen_imports_no_heavy_modules_and_the_warm_up_comes_after(
+    tmp_path: Path,
+) -> None:
     result = python(
         """
         import asyncio, sys, time
+        from studykit.content.citations import CLAIM_VALUES, cited_claims
         from studykit.core.config import resolve_settings
-        from studykit.tui.app import make_app
+        from studykit.tui.app import PRELOAD_DELAY_S, WARM_UP_WORKER, make_app
         from studykit.tui.screens.home import HomeScreen
+        from studykit.tui.warmup import SCREEN_MODULES
+
+        HEAVY = ("torch", "sympy", "genanki", "matplotlib", "fsrs_rs_python")
+        seen = {}
 
         async def main() -> None:
             app = make_app(resolve_settings())
@@ -215,15 +244,37 @@ def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
                     if isinstance(app.screen, HomeScreen):
                         break
                 assert isinstance(app.screen, HomeScreen), app.screen
+                seen["HOME"] = [m for m in HEAVY if m in sys.modules]
+                home = time.monotonic()
+                while time.monotonic() < deadline:  # the warm-up, once home has settled
+                    await pilot.pause(0.01)
+                    workers = [w for w in app.workers if w.name == WARM_UP_WORKER]
+                    if workers:  # it runs for far longer than a pause
+                        seen["AFTER"] = [str(time.monotonic() - home >= PRELOAD_DELAY_S / 2)]
+                        await workers[0].wait()
+                        break
+                seen["LATER"] = [m for m in HEAVY if m in sys.modules]
+                notes = app.session.library.notes.values()
+                claims = [c for n in notes for c in cited_claims([s.body for s in n.sections], n)]
+                known = all(CLAIM_VALUES.known(c.expr) for c in claims)
+                seen["CLAIMS"] = [str(len(claims)), str(known)]
+                seen["SCREENS"] = [str(all(m in sys.modules for m in SCREEN_MODULES))]
 
         asyncio.run(main())
-        heavy = ("torch", "sympy", "genanki", "matplotlib", "fsrs_rs_python")
-        print("HEAVY:" + ",".join(m for m in heavy if m in sys.modules))
+        for name in ("HOME", "AFTER", "LATER", "CLAIMS", "SCREENS"):
+            print(name + ":" + ",".join(seen.get(name, ["not seen"])))
         """,
         tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == "HEAVY:"
+    home, after, later, claims, screens = result.stdout.strip().splitlines()[-5:]
+    assert home == "HOME:"  # the first screen imports none of them
+    assert after == "AFTER:True"  # the warm-up starts once home has settled, not with it
+    # Then the warm-up: sympy (through our parser), every claim the notes cite, the screens.
+    assert later == "LATER:sympy"
+    count, known = claims.removeprefix("CLAIMS:").split(",")
+    assert int(count) > 0 and known == "True"
+    assert screens == "SCREENS:True"
 
 
 def test_the_first_screen_from_the_library_cache_imports_no_pydantic(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import OptionList
 
@@ -150,3 +151,46 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         again = app.screen.query_one("#section-sums", SectionView)
         assert "…" not in again.markdown and again.markdown == view.markdown
+
+
+async def test_a_computed_claim_redraws_only_the_sections_that_cite_it(
+    make_session: Callable[..., StudySession], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from studykit.content.citations import CLAIM_VALUES
+    from studykit.tui.screens import notes
+
+    CLAIM_VALUES.clear()  # another test in this process may have computed them
+    lines = ["id: demo-note", "title: Many sections", "sections:"]
+    lines += ["  - id: cites", "    title: Cites", '    body: "A {claim:a}, B {claim:b}."']
+    lines += ["    claims:"]
+    for name, expr, value in (("a", "2**10", 1024), ("b", "3**7", 2187)):
+        lines += [f"      - id: {name}", f'        says: "{name}"', f'        expr: "{expr}"']
+        lines += [f'        equals: "{value}"']
+    for i in range(SECTIONS):
+        lines += [f"  - id: plain-{i}", f"    title: Plain {i}", f"    body: Text {i}, no claim."]
+    root = write_root(tmp_path / "root", note="\n".join(lines) + "\n", deck=HEAVY_DECK)
+    settings = Settings(root=root, data_dir=tmp_path / "data")
+    library = load_library(settings.root)
+    assert [str(p) for p in library.problems] == []
+    rendered: list[str] = []
+
+    def counted(text: str, note: object, *, pending: bool = False) -> str:
+        rendered.append(text)
+        return cited_markdown(text, note, pending=pending)  # type: ignore[arg-type]
+
+    cited_markdown = notes.cited_markdown
+    monkeypatch.setattr(notes, "cited_markdown", counted)
+    app = make_app(settings, session=make_session(library, settings=settings))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        app.post_message(NotesRequested("demo-note"))
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        view = app.screen.query_one("#section-cites", SectionView)
+        await settle(pilot, lambda: "…" not in view.markdown)
+        await pilot.pause()
+    assert "A 1024, B 2187." in view.markdown.replace("{,}", "")
+    plain = [text for text in rendered if "no claim" in text]
+    assert len(plain) == SECTIONS  # each drawn once: the values it never cited left it alone
+
+
+SECTIONS = 12

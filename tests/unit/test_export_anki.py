@@ -8,6 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportResponse
 from click.testing import CliRunner
@@ -203,6 +204,28 @@ def test_cli_unknown_deck_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "unknown deck 'nope'" in result.output
     assert not (tmp_path / "x.apkg").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("missing/dir/x.apkg", "there is no folder"),
+        ("x.txt", "an Anki package is named *.apkg, e.g. -o x.apkg"),
+        ("x", "an Anki package is named *.apkg"),
+    ],
+)
+def test_cli_refuses_an_output_it_would_have_to_guess_at(
+    tmp_path: Path, name: str, says: str
+) -> None:
+    root = write_root(tmp_path / "root")
+    out = tmp_path / "out"
+    out.mkdir()
+    args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
+    result = CliRunner().invoke(cli, [*args, "-o", str(out / name)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("studykit: error: -o ") and says in result.stderr
+    assert list(out.iterdir()) == []  # no folder made, no file written
+    assert not (tmp_path / "data").exists()  # refused before anything was read or opened
 
 
 def test_a_copy_of_the_root_exports_the_same_decks_and_notes(

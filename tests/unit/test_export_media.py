@@ -327,7 +327,9 @@ def test_a_plot_draws_to_the_same_svg_bytes_every_time() -> None:
     assert other is not None and plot_key(other) != plot_key(plot)
 
 
-def test_the_command_the_export_suggests_gives_the_card_its_plot(tmp_path: Path) -> None:
+def test_run_experiments_runs_the_missing_ones_first_and_says_so_in_one_line_without(
+    tmp_path: Path,
+) -> None:
     root = write_root(tmp_path / "root")
     deck = root / "decks" / "media.yaml"
     linked = "experiment: {name: rnn-gradient-decay, params: {rho: 0.8}}"
@@ -341,15 +343,30 @@ def test_the_command_the_export_suggests_gives_the_card_its_plot(tmp_path: Path)
     first = CliRunner().invoke(cli, export)
     assert first.exit_code == 0, first.output
     assert "Media: 2 image(s), 1 plot(s) (1 drawn now)." in first.stdout
-    assert "1 linked experiment run(s) have no cached result" in first.stderr
-    [command] = [line.strip() for line in first.stderr.splitlines() if line.startswith("  ")]
-    assert command == "studykit experiment run effective-context --set gamma=0.9 --cache"
-    ran = CliRunner().invoke(cli, [*base, *command.split()[1:], "--device", "cpu"])
+    [line] = first.stderr.splitlines()  # one line, however many runs are missing
+    assert line.startswith("studykit: 1 linked experiment run(s) have no cached result")
+    assert "--run-experiments" in line
+    ran = CliRunner().invoke(cli, [*export, "--run-experiments"])
     assert ran.exit_code == 0, ran.output
-    second = CliRunner().invoke(cli, export)
-    assert second.exit_code == 0, second.output
-    assert "no cached result" not in second.stderr
-    assert "Media: 2 image(s), 2 plot(s) (1 drawn now)." in second.stdout  # one drawn before
+    assert "Running 1 experiment(s)" in ran.stderr and "no cached result" not in ran.stderr
+    assert "Media: 2 image(s), 2 plot(s) (1 drawn now)." in ran.stdout  # one drawn before
+    again = CliRunner().invoke(cli, [*export, "--run-experiments"])  # nothing left to run
+    assert again.exit_code == 0 and "Running" not in again.stderr, again.output
+
+
+def test_a_run_its_budget_refuses_is_said_and_the_export_still_goes_out(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    data = tmp_path / "data"
+    store_results(data, cached_result(0.9))  # the section's run; the card's is missing
+    (data / "config.toml").write_text('experiment_budget = "64MiB,1s"\n', encoding="utf-8")
+    out = tmp_path / "out.apkg"
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki", "-o", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--run-experiments"])
+    assert result.exit_code == 1, result.output
+    [refused] = [line for line in result.stderr.splitlines() if "did not run" in line]
+    assert refused.startswith("studykit: rnn-gradient-decay (rho=0.8) did not run: ")
+    assert "1 linked experiment run(s) have no cached result" in result.stderr
+    assert out.is_file()
 
 
 async def test_the_apps_export_packs_plots_and_says_which_runs_are_missing(

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from studykit.cli import cli
 from studykit.content.loading import load_library
 from studykit.core.config import Settings
-from studykit.export import REUSED, export_anki
+from studykit.export import COPIED, REUSED, export_anki
 from studykit.export.ledger import ExportLedger
 from studykit.export.reuse import KEPT_FILENAME
 from studykit.srs.scheduler import Rating
@@ -113,15 +113,34 @@ def test_with_scheduling_a_review_or_a_new_study_day_builds_anew(
     assert export("five.apkg") == (False, 2)
 
 
-def test_cli_says_when_the_package_was_reused(tmp_path: Path) -> None:
+def test_cli_says_when_the_package_was_reused_and_where(tmp_path: Path) -> None:
     root = write_root(tmp_path / "root")
     out = tmp_path / "cli.apkg"
     args = ["--root", str(root), "--data-dir", str(tmp_path / "data"), "export", "anki"]
     first = CliRunner().invoke(cli, [*args, "-o", str(out)])
     second = CliRunner().invoke(cli, [*args, "-o", str(out)])
-    assert first.exit_code == second.exit_code == 0, first.output + second.output
-    assert REUSED not in first.output
+    elsewhere = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "new.apkg")])
+    assert first.exit_code == second.exit_code == elsewhere.exit_code == 0, first.output
+    assert REUSED not in first.output and COPIED not in first.output
     assert REUSED in second.output
+    # A first export to a new path: nothing there was "unchanged"; the package was copied.
+    assert REUSED not in elsewhere.output and COPIED in elsewhere.output
+    assert (tmp_path / "new.apkg").read_bytes() == out.read_bytes()
+
+
+def test_a_target_that_already_is_the_package_is_left_alone(tmp_path: Path) -> None:
+    root = write_root(tmp_path / "root")
+    ledger = ExportLedger.in_data_dir(tmp_path / "data")
+    out = tmp_path / "out.apkg"
+    first = export_anki(load_library(root), out, ledger=ledger)
+    again = export_anki(load_library(root), out, ledger=ledger)
+    assert (first.reused, again.reused, again.unchanged) == (False, True, True)
+    other = export_anki(load_library(root), tmp_path / "other.apkg", ledger=ledger)
+    assert (other.reused, other.unchanged) == (True, False)
+    out.write_bytes(out.read_bytes()[:-1] + b"!")  # not the package any more: copied over
+    mended = export_anki(load_library(root), out, ledger=ledger)
+    assert (mended.reused, mended.unchanged) == (True, False)
+    assert out.read_bytes() == (tmp_path / "other.apkg").read_bytes()
 
 
 def test_a_package_written_where_the_kept_one_lives_is_not_lost(tmp_path: Path) -> None:

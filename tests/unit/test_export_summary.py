@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from studykit.export import REUSED, ExportResult
+from studykit.export import COPIED, REUSED, ExportResult
 from studykit.export.media import MediaReport, MissingRun
 from studykit.export.summary import summary_lines
 
@@ -23,12 +24,13 @@ def _everything_went_wrong(tmp_path: Path) -> ExportResult:
         unbaked=("eff-context",),
         removed=("gone-card",),
         reused=True,
+        unchanged=True,
         media=media,
         ledger_damage=("The export ledger was damaged; rebuilt it.",),
     )
 
 
-def test_the_command_line_says_problems_apart_with_the_commands_that_fix_them(
+def test_the_command_line_says_problems_apart_and_missing_runs_in_one_line(
     tmp_path: Path,
 ) -> None:
     lines = summary_lines(_everything_went_wrong(tmp_path))
@@ -36,14 +38,19 @@ def test_the_command_line_says_problems_apart_with_the_commands_that_fix_them(
     assert said[0] == f"Wrote {tmp_path / 'demo.apkg'}: 5 notes, 6 cards in 2 decks."
     assert REUSED in said and "Without scheduling: every card arrives new." in said
     assert "Media: 2 image(s), 1 plot(s) (1 drawn now)." in said
-    kinds = [line.kind for line in lines if line.kind != "said"]
-    # unbaked, skipped plots, missing runs and their two commands, refused, ledger damage
-    assert kinds == ["problem", "problem", "problem", "command", "command", "problem", "problem"]
-    commands = [line.text for line in lines if line.kind == "command"]
-    assert commands == [
-        "studykit experiment run rnn-gradient-decay --set steps=20 --cache",
-        "studykit experiment run rnn-gradient-decay --set steps=40 --cache",
-    ]
+    problems = [line.text for line in lines if line.kind != "said"]
+    # unbaked, skipped plots, the missing runs (one line for both), refused, ledger damage
+    assert len(problems) == 5
+    [missing] = [text for text in problems if "no cached result" in text]
+    assert missing.startswith("2 linked experiment run(s) have no cached result")
+    assert "--run-experiments" in missing and "--cache" not in missing
+
+
+def test_a_package_copied_to_another_path_is_not_called_unchanged(tmp_path: Path) -> None:
+    copied = replace(_everything_went_wrong(tmp_path), unchanged=False)
+    for lines in (summary_lines(copied), summary_lines(copied, app_title="Demo")):
+        texts = [line.text for line in lines]
+        assert COPIED in texts and REUSED not in texts
 
 
 def test_the_app_tells_every_problem_the_command_line_does_without_its_asides(

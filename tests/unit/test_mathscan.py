@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.text.mathscan import Maths, replace_maths, scan_maths, split_maths
+from studykit.text.mathscan import Maths, replace_maths, replace_tex, scan_maths, split_maths
 
 # Everything that decides where maths starts and ends, and characters that do not.
 _PROSE = st.text(alphabet="$\\ \n\t>x1a{}_^.\r\u00a0\u2003`", max_size=24)
@@ -25,6 +25,17 @@ def test_replace_maths_replaces_exactly_the_maths_the_scanner_finds(prose: str) 
 
     expected = "".join(p if isinstance(p, str) else shown(p) for p in scan_maths(prose))
     assert replace_maths(prose, shown) == expected
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_PROSE)
+def test_replace_tex_replaces_exactly_the_maths_the_scanner_finds(prose: str) -> None:
+    def shown(tex: str, display: bool) -> str:
+        return f"<{tex}|{display}>"
+
+    pieces = scan_maths(prose)
+    expected = "".join(p if isinstance(p, str) else shown(p.tex, p.display) for p in pieces)
+    assert replace_tex(prose, shown) == expected
 
 
 def test_inline_maths_closes_at_the_first_dollar_that_hugs_it() -> None:

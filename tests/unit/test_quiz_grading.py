@@ -93,6 +93,27 @@ def test_a_decimal_comma_is_read_with_a_visible_note() -> None:
     assert grade(draw_variant(numeric("-2.5"), 0), "-2,5").correct is True
 
 
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("4,", "`4,` is not a number: write 4 or 4.5 (a decimal comma needs digits after it)."),
+        (" -4, ", "`-4,` is not a number: write -4 or -4.5"),
+        ("4.5,", "`4.5,` is not a number: write 4.5 (no comma at the end)."),
+        ("4, 5", "`4, 5` is more than one number: type one (a decimal: 4.5 or 4,5)."),
+    ],
+)
+def test_a_stray_comma_says_what_to_type_instead(typed: str, says: str) -> None:
+    verdict = grade(draw_variant(numeric("4"), 0), typed)
+    assert verdict.correct is None and verdict.message.startswith(says)
+    assert "tuple" not in verdict.message
+
+
+def test_a_comma_in_an_expression_answer_says_where_commas_go() -> None:
+    verdict = grade(draw_variant(symbolic("x**2"), 0), "x, x**2")
+    assert verdict.correct is None and "tuple" not in verdict.message
+    assert verdict.message.startswith("`x, x**2` is more than one expression: type one")
+
+
 def test_thousands_in_several_groups_are_plain_numbers() -> None:
     verdict = grade(draw_variant(numeric("1234567"), 0), "1,234,567")
     assert verdict.correct is True and "read" not in verdict.message

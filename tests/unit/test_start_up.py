@@ -40,3 +40,24 @@ def test_the_content_models_imported_later_are_frozen_once_too() -> None:
     before, after, again = map(int, run.stdout.split())
     assert after > before  # the models' classes and pydantic's tables
     assert again <= after, "objects made after the models came were frozen too"
+
+
+def test_the_command_lines_start_imports_the_app_with_the_collector_paused() -> None:
+    """No automatic collection walks what textual and the app import (they free nothing);
+    afterwards the collector is back on, with what they made frozen out of its walks."""
+    code = """
+        import gc
+        from pathlib import Path
+        from studykit.core.config import Settings
+        from studykit.tui.launch import launch
+        collections = sum(generation["collections"] for generation in gc.get_stats())
+        app = launch(Settings(root=Path("."), data_dir=Path("unused")))
+        during = sum(generation["collections"] for generation in gc.get_stats()) - collections
+        print(during, gc.isenabled(), gc.get_freeze_count() > 0, type(app).__name__)
+        """
+    run = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, check=True
+    )
+    during, enabled, frozen, _ = run.stdout.split()
+    assert int(during) <= 1  # the one on resuming, over nothing young (without: ~70)
+    assert (enabled, frozen) == ("True", "True")

@@ -43,6 +43,12 @@ class SectionView(GuardedHandlers, Vertical):
         self.note = note
         # Claims not computed yet show `…`; the screen computes them off the UI thread.
         self.markdown = cited_markdown(section.body, note, pending=True)
+        self.waiting = {
+            claim.expr
+            for claim in cited_claims([section.body], note)
+            if not CLAIM_VALUES.known(claim.expr)
+        }
+        """The claims it shows as `…`: only their values can change what it shows."""
 
     def compose(self) -> ComposeResult:
         title = terminal_safe(self.section.title)
@@ -61,6 +67,10 @@ class SectionView(GuardedHandlers, Vertical):
 
     def refresh_citations(self) -> None:
         """Show the claim values computed since it was drawn (its `…` go)."""
+        computed = {expr for expr in self.waiting if CLAIM_VALUES.known(expr)}
+        if not computed:
+            return  # nothing it waits for came in: the same text (a long note, many sections)
+        self.waiting -= computed
         markdown = cited_markdown(self.section.body, self.note, pending=True)
         if markdown != self.markdown:
             self.markdown = markdown
