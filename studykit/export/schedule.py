@@ -43,10 +43,12 @@ class AnkiDays:
     """When the next study day begins (learning due later is counted in days)."""
     study_day: Callable[[datetime], date]
     """The study day holding an instant (the session's rollover hour and time zone)."""
+    offset: int = 0
+    """Anki's number for `today`: 0 in a package; a synced collection's own `sched.today`."""
 
     def day(self, moment: datetime) -> int:
-        """The day number of `moment`: study days since the export's study day."""
-        return (self.study_day(moment) - self.today).days
+        """The day number of `moment`: study days since the export's study day (+ `offset`)."""
+        return self.offset + (self.study_day(moment) - self.today).days
 
 
 @dataclass(frozen=True)

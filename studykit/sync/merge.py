@@ -1,0 +1,294 @@
+"""A sync's fold: Anki's new revlog rows join each card's log, and the log is replayed.
+
+The review log is the truth on both sides. Rows from Anki are added to the study database
+with their revlog id (the dedupe key), then every touched card's merged history is replayed
+in time order through the scheduler, so same-day answers on two devices both count (Anki on
+its own keeps both log rows but lets the last writer win the card row). Rows that are no
+answer are taken in as what they are: a forget (Anki's reset), a set due date, Anki's own
+rescheduling; a cram deck's answers follow the quiz rule. Suspension and burial changed in
+Anki become the same here. All of it is one transaction in the study database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from studykit.srs.records import ANKI_SOURCE, CardState, from_us
+from studykit.srs.replay import Event, replay_events
+from studykit.srs.scheduler import Rating, Scheduler, State
+from studykit.sync.remote import (
+    REVLOG_FILTERED,
+    REVLOG_LEARN,
+    REVLOG_MANUAL,
+    REVLOG_RELEARN,
+    REVLOG_RESCHEDULED,
+    REVLOG_REVIEW,
+    RemoteRow,
+)
+from studykit.sync.schedules import ScheduleRef
+
+if TYPE_CHECKING:
+    from studykit.srs.ankilinks import MergeWrites
+    from studykit.study.session import StudySession
+
+__all__ = ["FlagChange", "MergeCounts", "kind_of", "merge_into"]
+
+SEEN_SET_DUE, SEEN_CRAM, SEEN_RESCHEDULED, SEEN_OTHER = "set-due", "cram", "rescheduled", "other"
+
+
+def kind_of(row: RemoteRow) -> str:
+    """What an Anki revlog row is: answer, cram, forget, set-due, rescheduled or other."""
+    if row.ease in (1, 2, 3, 4):
+        if row.type in (REVLOG_LEARN, REVLOG_REVIEW, REVLOG_RELEARN):
+            return "answer"
+        if row.type == REVLOG_FILTERED:  # a filtered deck that does not reschedule: cramming
+            return "cram"
+    if row.ease == 0 and row.type == REVLOG_MANUAL:
+        # Anki's reset writes interval 0 and ease 0; a set due date keeps the card's.
+        return "forget" if row.ivl == 0 and row.factor == 0 else SEEN_SET_DUE
+    if row.ease == 0 and row.type == REVLOG_RESCHEDULED:
+        return SEEN_RESCHEDULED
+    return SEEN_OTHER
+
+
+@dataclass(frozen=True)
+class FlagChange:
+    """A suspension or burial changed in Anki (None: that flag did not change)."""
+
+    suspended: bool | None = None
+    buried: bool | None = None
+
+
+@dataclass
+class MergeCounts:
+    """What the merge took in."""
+
+    answers: int = 0
+    forgets: int = 0
+    set_due: int = 0
+    cram_left_out: int = 0
+    rescheduled: int = 0
+    other: int = 0
+    suspended: int = 0
+    unsuspended: int = 0
+    buried: int = 0
+    unburied: int = 0
+    changed: list[CardState] = field(default_factory=list)
+    """The states the merge wrote."""
+
+
+@dataclass(frozen=True)
+class _New:
+    row: RemoteRow
+    at: datetime
+
+
+def _scheduler_for(session: StudySession, deck_id: str, cache: dict[str, Scheduler]) -> Scheduler:
+    """The deck's scheduler without fuzz: a replay must give the same state every time."""
+    found = cache.get(deck_id)
+    if found is not None:
+        return found
+    index = session.decks.indexes.get(deck_id)
+    settings = session.settings
+    if index is not None:
+        base = session.scheduling.scheduler(index.deck)
+        found = Scheduler(
+            desired_retention=base.desired_retention,
+            learning_steps=base.learning_steps,
+            relearning_steps=base.relearning_steps,
+            maximum_interval=base.maximum_interval,
+            parameters=base.parameters,
+            enable_fuzzing=False,
+        )
+    else:  # a card whose deck is not loaded now: the settings' scheduler
+        found = Scheduler(
+            desired_retention=settings.desired_retention,
+            learning_steps=settings.learning_steps,
+            relearning_steps=settings.relearning_steps,
+            enable_fuzzing=False,
+        )
+    cache[deck_id] = found
+    return found
+
+
+def merge_into(
+    session: StudySession,
+    rows: Mapping[ScheduleRef, Sequence[RemoteRow]],
+    flags: Mapping[ScheduleRef, FlagChange],
+    set_due: Mapping[int, datetime | None],
+) -> MergeCounts:
+    """Take new Anki rows (already deduped) and flag changes into the study database.
+
+    `set_due` maps a set-due row's id to the due date the card has now in Anki (None when a
+    later row has moved it since). One transaction; the session's queue is updated.
+    """
+    counts = MergeCounts()
+    schedulers: dict[str, Scheduler] = {}
+    refs = list(dict.fromkeys([*rows, *flags]))
+
+    def merge() -> list[CardState]:
+        with session.store.anki_merge() as tx:
+            for ref in refs:
+                state = _merge_card(
+                    session, tx, ref, rows.get(ref, ()), flags.get(ref), set_due, schedulers, counts
+                )
+                if state is not None:
+                    counts.changed.append(state)
+        return counts.changed
+
+    if refs:
+        session.apply_synced(merge)
+    return counts
+
+
+def _merge_card(
+    session: StudySession,
+    tx: MergeWrites,
+    ref: ScheduleRef,
+    rows: Sequence[RemoteRow],
+    flag: FlagChange | None,
+    set_due: Mapping[int, datetime | None],
+    schedulers: dict[str, Scheduler],
+    counts: MergeCounts,
+) -> CardState | None:
+    stored = tx.state(ref.key)
+    current = stored or ref.fresh()
+    if stored is None and rows:
+        tx.put_state(current)  # the log's rows point at the card's state row
+    history = tx.history(ref.key)
+    forgets = tx.forgets(ref.key)
+    events: list[Event] = [
+        Event(
+            a.reviewed_at,
+            "imported" if a.imported else "answer",
+            ("answer", a.id),
+            rating=a.rating,
+            duration_ms=a.duration_ms,
+            imported=a.after if a.imported else None,
+        )
+        for a in history
+    ]
+    events += [Event(f.forgotten_at, "forget", ("forget", f.id)) for f in forgets]
+    pending_set_due: list[tuple[datetime, datetime | None]] = [
+        (from_us(at), None if due is None else from_us(due))
+        for at, due in tx.seen(ref.key, SEEN_SET_DUE)
+    ]
+    for row in rows:
+        at = from_us(row.id * 1000)
+        kind = kind_of(row)
+        if kind in ("answer", "cram"):
+            events.append(
+                Event(
+                    at,
+                    "cram" if kind == "cram" else "answer",
+                    _New(row, at),
+                    rating=Rating(row.ease),
+                    duration_ms=row.time_ms,
+                    new=True,
+                )
+            )
+        elif kind == "forget":
+            events.append(Event(at, "forget", _New(row, at), new=True))
+        elif kind == SEEN_SET_DUE:
+            due = set_due.get(row.id)
+            tx.add_seen(row.id, ref.key, kind, at=at, due=due)
+            pending_set_due.append((at, due))
+            counts.set_due += 1
+        else:
+            tx.add_seen(row.id, ref.key, kind, at=at)
+            if kind == SEEN_RESCHEDULED:
+                counts.rescheduled += 1
+            else:
+                counts.other += 1
+    final = current
+    if any(event.new for event in events):
+        final = _replay(session, tx, ref, current, events, schedulers, counts)
+    final = _with_set_due(final, events, pending_set_due)
+    if flag is not None:
+        final = _with_flags(session, final, flag, counts)
+    if final == current:
+        return None
+    tx.put_state(final)
+    return final
+
+
+def _replay(
+    session: StudySession,
+    tx: MergeWrites,
+    ref: ScheduleRef,
+    current: CardState,
+    events: Sequence[Event],
+    schedulers: dict[str, Scheduler],
+    counts: MergeCounts,
+) -> CardState:
+    settings = session.settings
+    final, steps = replay_events(
+        current,
+        events,
+        _scheduler_for(session, ref.deck_id, schedulers),
+        leech_lapses=settings.leech_lapses,
+        day_end=lambda at: session.day_bounds(at)[1],
+        cram_counts=settings.quiz_counts,
+    )
+    for step in steps:
+        event, handle = step.event, step.event.handle
+        if isinstance(handle, _New):
+            if event.kind == "forget":
+                tx.add_forget(step.before, at=event.at, anki_revlog_id=handle.row.id)
+                counts.forgets += 1
+            elif step.counted and event.rating is not None:
+                tx.add_answer(
+                    step.before,
+                    step.after,
+                    rating=event.rating,
+                    reviewed_at=event.at,
+                    duration_ms=event.duration_ms,
+                    source=ANKI_SOURCE,
+                    anki_revlog_id=handle.row.id,
+                )
+                counts.answers += 1
+            else:
+                tx.add_seen(handle.row.id, ref.key, SEEN_CRAM, at=event.at)
+                counts.cram_left_out += 1
+        elif isinstance(handle, tuple) and handle[0] == "answer" and event.kind != "imported":
+            tx.set_snapshots(handle[1], step.before, step.after)
+        elif isinstance(handle, tuple) and handle[0] == "forget":
+            tx.set_forget_before(handle[1], step.before)
+    return final
+
+
+def _with_set_due(
+    state: CardState, events: Iterable[Event], set_dues: Sequence[tuple[datetime, datetime | None]]
+) -> CardState:
+    """A due date set in Anki after the card's last answer or forget holds until the next one."""
+    if not set_dues or state.state != State.Review:
+        return state
+    at, due = max(set_dues, key=lambda pair: pair[0])
+    last = max((e.at for e in events if e.kind != "imported"), default=None)
+    if due is None or (last is not None and last > at):
+        return state
+    return replace(state, due=due)
+
+
+def _with_flags(
+    session: StudySession, state: CardState, flag: FlagChange, counts: MergeCounts
+) -> CardState:
+    if flag.suspended is not None and flag.suspended != state.suspended:
+        state = replace(state, suspended=flag.suspended)
+        if flag.suspended:
+            counts.suspended += 1
+        else:
+            counts.unsuspended += 1
+    if flag.buried is not None:
+        now = session.now()
+        buried_now = state.buried_until is not None and state.buried_until > now
+        if flag.buried and not buried_now:
+            state = replace(state, buried_until=session.day_bounds(now)[1])
+            counts.buried += 1
+        elif not flag.buried and buried_now:
+            state = replace(state, buried_until=None)
+            counts.unburied += 1
+    return state

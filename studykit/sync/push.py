@@ -1,0 +1,400 @@
+"""Pushing studykit's side into the mirror: answers and forgets as revlog rows, card states
+with their FSRS memory state, suspension and burial.
+
+A card's state goes out when it changed since it last went out (the study database marks
+every write); an answer when it has no Anki revlog id yet. Ids are chosen first and kept in
+the study database before anything is written to the mirror, so a sync killed in between
+can never find its own rows there and take them for answers from Anki. All mirror writes
+are one transaction of Anki's backend.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from studykit.export.schedule import (
+    CARD_LEARN,
+    CARD_NEW,
+    CARD_RELEARN,
+    CARD_REVIEW,
+    QUEUE_DAY_LEARN,
+    QUEUE_LEARN,
+    QUEUE_NEW,
+    QUEUE_REVIEW,
+    AnkiDays,
+    CardColumns,
+    card_columns,
+    hidden_queue,
+    revlog_rows,
+)
+from studykit.srs.records import Answer, CardState, Forget
+from studykit.sync.remote import REVLOG_MANUAL, RemoteCard, cards_of, revlog_ids
+from studykit.sync.schedules import FIRST_ORDINAL, ScheduleRef
+from studykit.sync.state import SyncState
+
+if TYPE_CHECKING:
+    from studykit.study.session import StudySession
+    from studykit.sync.mirror import Mirror
+
+__all__ = ["Carriers", "PushResult", "carriers", "mirror_days", "push"]
+
+_MEMORY_KEYS = ("s", "d", "dr", "decay", "lrt")
+_DECAY_INDEX = 20
+_DEFAULT_DECAY = 0.1542
+
+
+@dataclass
+class PushResult:
+    """What went out, and what to record once the server has it."""
+
+    answers: int = 0
+    forgets: int = 0
+    states: int = 0
+    sent: list[CardState] = field(default_factory=list)
+    """States the mirror now agrees with: marked as sent after the final sync."""
+    hidden: dict[int, int | None] = field(default_factory=dict)
+    """Queue each pushed card went out with, when hidden (None: shown)."""
+    filtered: int = 0
+    """States held back: the card is in one of Anki's filtered decks."""
+
+
+@dataclass(frozen=True)
+class Carriers:
+    """The Anki cards of some schedules: the one carrying each, and its siblings."""
+
+    carrier: Mapping[ScheduleRef, RemoteCard]
+    siblings: Mapping[ScheduleRef, Sequence[RemoteCard]]
+
+
+def carriers(
+    mirror: Mirror, state: SyncState, models: Sequence[int], refs: Iterable[ScheduleRef]
+) -> Carriers:
+    """Which mirror card carries each schedule (the lowest-rank note's card), and which share
+    its suspension (a computed card's other baked variants)."""
+    wanted = {(ref.deck_id, ref.card_id): ref for ref in refs}
+    held = state.notes_of_cards(wanted)
+    guids = [note.guid for notes in held.values() for note in notes]
+    by_note: dict[str, list[RemoteCard]] = {}
+    for card in cards_of(mirror.db, models, guids):
+        by_note.setdefault(card.guid, []).append(card)
+    carrier: dict[ScheduleRef, RemoteCard] = {}
+    siblings: dict[ScheduleRef, list[RemoteCard]] = {}
+    for pair, notes in held.items():
+        ref = wanted[pair]
+        for note in notes:
+            found = next((c for c in by_note.get(note.guid, ()) if c.ord == ref.ordinal - 1), None)
+            if found is None:
+                continue
+            if ref not in carrier:
+                carrier[ref] = found
+            else:
+                siblings.setdefault(ref, []).append(found)
+    return Carriers(carrier, siblings)
+
+
+def mirror_days(session: StudySession, mirror: Mirror) -> AnkiDays:
+    """The session's study days numbered as the mirror numbers its own."""
+    now = session.now()
+    _, end = session.day_bounds(now)
+    return AnkiDays(
+        crt=int(mirror.col.crt),
+        today=session.study_day(now),
+        tomorrow_at=end,
+        study_day=session.study_day,
+        offset=mirror.today,
+    )
+
+
+def _options(session: StudySession, deck_id: str) -> tuple[int, int, float, float]:
+    """(learning steps, relearning steps, desired retention, FSRS decay) of a deck."""
+    settings = session.settings
+    index = session.decks.indexes.get(deck_id)
+    if index is None:
+        return (
+            len(settings.learning_steps),
+            len(settings.relearning_steps),
+            settings.desired_retention,
+            _DEFAULT_DECAY,
+        )
+    scheduler = session.scheduling.scheduler(index.deck)
+    params = scheduler.parameters
+    decay = params[_DECAY_INDEX] if len(params) > _DECAY_INDEX else _DEFAULT_DECAY
+    return (
+        len(scheduler.learning_steps),
+        len(scheduler.relearning_steps),
+        scheduler.desired_retention,
+        decay,
+    )
+
+
+def _data(old: str) -> dict[str, Any]:
+    try:
+        value = json.loads(old) if old else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _target(
+    session: StudySession, state: CardState, card: RemoteCard, days: AnkiDays
+) -> tuple[int, int, int, int, int, int, int, int, dict[str, Any]]:
+    """The card row's schedule columns for `state` (data as a dict, other keys kept)."""
+    now = session.now()
+    learning, relearning, retention, decay = _options(session, state.deck_id)
+    data = {k: v for k, v in _data(card.data).items() if k not in _MEMORY_KEYS}
+    columns: CardColumns | None = card_columns(
+        state,
+        days,
+        now=now,
+        learning_steps=learning,
+        relearning_steps=relearning,
+        retention=retention,
+        decay=decay,
+    )
+    if columns is None:  # new here (never answered, or forgotten): new in Anki too
+        position = data.get("pos", card.due if card.type == CARD_NEW else 0)
+        queue = hidden_queue(state, now) or QUEUE_NEW
+        data.pop("pos", None)
+        return (CARD_NEW, queue, int(position), 0, 0, state.reps, state.lapses, 0, data)
+    if card.type == CARD_NEW and "pos" not in data:
+        data["pos"] = card.due  # as Anki keeps a new card's place for a later reset
+    data.update(_data(columns.data))
+    return (
+        columns.type,
+        columns.queue,
+        columns.due,
+        columns.ivl,
+        columns.factor,
+        columns.reps,
+        columns.lapses,
+        columns.left,
+        data,
+    )
+
+
+def _current(card: RemoteCard) -> tuple[int, int, int, int, int, int, int, int, dict[str, Any]]:
+    return (
+        card.type,
+        card.queue,
+        card.due,
+        card.ivl,
+        card.factor,
+        card.reps,
+        card.lapses,
+        card.left,
+        _data(card.data),
+    )
+
+
+def _shown_queue(card: RemoteCard) -> int:
+    """The queue a hidden card goes back to, from its type."""
+    if card.type == CARD_NEW:
+        return QUEUE_NEW
+    if card.type == CARD_REVIEW:
+        return QUEUE_REVIEW
+    if card.type in (CARD_LEARN, CARD_RELEARN) and card.due < 1_000_000_000:
+        return QUEUE_DAY_LEARN
+    return QUEUE_LEARN
+
+
+def _free_ids(wanted: Sequence[int], taken: set[int]) -> list[int]:
+    """Each wanted id, moved on past every id in `taken` (which grows)."""
+    out = []
+    for row_id in wanted:
+        while row_id in taken:
+            row_id += 1
+        taken.add(row_id)
+        out.append(row_id)
+    return out
+
+
+def push(
+    session: StudySession,
+    mirror: Mirror,
+    state: SyncState,
+    models: Sequence[int],
+    *,
+    full: Sequence[int] = (),
+) -> PushResult:
+    """Write what changed here into the mirror; `full` names cards whose every logged row
+    must be there (new in the mirror, or after a full download)."""
+    store = session.store
+    result = PushResult()
+    days = mirror_days(session, mirror)
+    unsent = {s.key: s for s in store.unsent_states()}
+    answers = store.unsent_answers()
+    forgets = store.unsent_forgets()
+    refs = {
+        s.key: ScheduleRef(s.deck_id, s.card_id, FIRST_ORDINAL)
+        for s in [*unsent.values(), *(a.before for a in answers), *(f.before for f in forgets)]
+    }
+    for key in full:
+        found = store.get_state(key)
+        if found is not None:
+            refs.setdefault(key, ScheduleRef(found.deck_id, found.card_id, FIRST_ORDINAL))
+    placed = carriers(mirror, state, models, refs.values())
+    cid = {key: placed.carrier[ref].id for key, ref in refs.items() if ref in placed.carrier}
+    updates: list[tuple[Any, ...]] = []
+    now = int(time.time())
+    for key, card_state in unsent.items():
+        ref = refs[key]
+        card = placed.carrier.get(ref)
+        if card is None:
+            continue  # not in the mirror (deleted there): it stays unsent
+        if card.odid:
+            result.filtered += 1
+            continue
+        target = _target(session, card_state, card, days)
+        if target != _current(card):
+            updates.append(
+                (*target[:8], json.dumps(target[8], separators=(",", ":")), now, card.id)
+            )
+            result.states += 1
+        queue = target[1] if target[1] < 0 else None
+        result.hidden[card.id] = queue
+        for sibling in placed.siblings.get(ref, ()):
+            want = queue if queue is not None else _shown_queue(sibling)
+            if sibling.queue != want:
+                updates.append(
+                    (
+                        sibling.type,
+                        want,
+                        sibling.due,
+                        sibling.ivl,
+                        sibling.factor,
+                        sibling.reps,
+                        sibling.lapses,
+                        sibling.left,
+                        sibling.data,
+                        now,
+                        sibling.id,
+                    )
+                )
+            result.hidden[sibling.id] = queue
+        result.sent.append(card_state)
+    revlog, links, forget_links = _new_rows(session, mirror, days, answers, forgets, cid)
+    revlog += _missing_rows(session, mirror, days, full, cid)
+    if links or forget_links:
+        store.set_anki_ids(links, forget_links)  # before the mirror has them: see above
+    result.answers, result.forgets = len(links), len(forget_links)
+
+    def write() -> None:
+        db = mirror.db
+        if updates:
+            db.executemany(
+                "UPDATE cards SET type = ?, queue = ?, due = ?, ivl = ?, factor = ?, reps = ?, "
+                "lapses = ?, left = ?, data = ?, mod = ?, usn = -1 WHERE id = ?",
+                updates,
+            )
+        if revlog:
+            db.executemany(
+                "INSERT OR IGNORE INTO revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, "
+                "type) VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)",
+                revlog,
+            )
+
+    if updates or revlog:
+        mirror.db.transact(write)
+    return result
+
+
+def _new_rows(
+    session: StudySession,
+    mirror: Mirror,
+    days: AnkiDays,
+    answers: Sequence[Answer],
+    forgets: Sequence[Forget],
+    cid: Mapping[int, int],
+) -> tuple[list[tuple[Any, ...]], list[tuple[int, int]], list[tuple[int, int]]]:
+    """Revlog rows for answers and forgets without an Anki id, and the ids they get."""
+    answers = [a for a in answers if a.key in cid]
+    forgets = [f for f in forgets if f.key in cid]
+    wanted = [math.floor(a.reviewed_at.timestamp() * 1000) for a in answers]
+    wanted += [math.floor(f.forgotten_at.timestamp() * 1000) for f in forgets]
+    if not wanted:
+        return [], [], []
+    taken = revlog_ids(mirror.db, sorted({w + step for w in wanted for step in range(4)}))
+    ids = _free_ids(wanted, taken)
+    rows: list[tuple[Any, ...]] = []
+    links: list[tuple[int, int]] = []
+    for answer, anki_id in zip(answers, ids, strict=False):
+        (row,) = revlog_rows([answer], days)
+        rows.append(
+            (
+                anki_id,
+                cid[answer.key],
+                row.ease,
+                row.ivl,
+                row.last_ivl,
+                row.factor,
+                row.time,
+                row.type,
+            )
+        )
+        links.append((answer.id, anki_id))
+    forget_links: list[tuple[int, int]] = []
+    for forget, anki_id in zip(forgets, ids[len(answers) :], strict=True):
+        rows.append(
+            (anki_id, cid[forget.key], 0, 0, _last_ivl(forget.before, days), 0, 0, REVLOG_MANUAL)
+        )
+        forget_links.append((forget.id, anki_id))
+    return rows, links, forget_links
+
+
+def _last_ivl(before: CardState, days: AnkiDays) -> int:
+    if before.due is None or before.last_review is None:
+        return 0
+    return max(0, days.day(before.due) - days.day(before.last_review))
+
+
+def _missing_rows(
+    session: StudySession,
+    mirror: Mirror,
+    days: AnkiDays,
+    keys: Sequence[int],
+    cid: Mapping[int, int],
+) -> list[tuple[Any, ...]]:
+    """Rows of these cards that went out once but are not in the mirror now."""
+    keys = [key for key in keys if key in cid]
+    if not keys:
+        return []
+    store = session.store
+    sent = store.sent_answers(keys)
+    gone_forgets = store.sent_forgets(keys)
+    present = revlog_ids(mirror.db, [i for i, _ in sent] + [i for i, _ in gone_forgets])
+    rows: list[tuple[Any, ...]] = []
+    for anki_id, answer in sent:
+        if anki_id not in present:
+            (row,) = revlog_rows([answer], days)
+            rows.append(
+                (
+                    anki_id,
+                    cid[answer.key],
+                    row.ease,
+                    row.ivl,
+                    row.last_ivl,
+                    row.factor,
+                    row.time,
+                    row.type,
+                )
+            )
+    for anki_id, forget in gone_forgets:
+        if anki_id not in present:
+            rows.append(
+                (
+                    anki_id,
+                    cid[forget.key],
+                    0,
+                    0,
+                    _last_ivl(forget.before, days),
+                    0,
+                    0,
+                    REVLOG_MANUAL,
+                )
+            )
+    return rows

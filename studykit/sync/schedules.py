@@ -1,0 +1,51 @@
+"""Which studykit schedule an Anki card is: (deck, card, ordinal), ordinal = the card's ord + 1.
+
+A note is one studykit card (its GUID hangs on deck id + card id); its Anki cards are the
+card's directions or cloze deletions, in template order. A computed card's baked variants
+are notes of their own, each one card of ordinal 1: the note of rank 0 carries the schedule,
+the others share its suspension and burial.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from studykit.srs.records import CardState
+from studykit.srs.scheduler import card_key
+from studykit.sync.state import HeldNote
+
+__all__ = ["FIRST_ORDINAL", "ScheduleRef", "schedule_of", "supported"]
+
+FIRST_ORDINAL = 1
+
+
+@dataclass(frozen=True)
+class ScheduleRef:
+    """One studykit schedule."""
+
+    deck_id: str
+    card_id: str
+    ordinal: int
+
+    @property
+    def key(self) -> int:
+        """The study database's key of this schedule."""
+        return card_key(self.deck_id, self.card_id)
+
+    def fresh(self) -> CardState:
+        """This schedule before any answer."""
+        return CardState(self.key, self.deck_id, self.card_id)
+
+    def __str__(self) -> str:
+        suffix = "" if self.ordinal == FIRST_ORDINAL else f" (card {self.ordinal})"
+        return f"{self.deck_id}/{self.card_id}{suffix}"
+
+
+def supported(ordinal: int) -> bool:
+    """Whether studykit keeps a schedule of this ordinal (one per card, for now: the first)."""
+    return ordinal == FIRST_ORDINAL
+
+
+def schedule_of(note: HeldNote, ord_: int) -> ScheduleRef:
+    """The schedule of card `ord_` of one of our notes."""
+    return ScheduleRef(note.deck_id, note.card_id, ord_ + 1)
