@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import studykit
 from studykit.content.loading.library import yaml_files
 from studykit.export.presets import FSRS6_PARAMETERS, deck_options, preset_id
-from studykit.sync.remote import note_ids
+from studykit.sync.remote import model_ids, note_ids
 from studykit.sync.state import Conflict, HeldNote, SyncState, field_hashes
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ class ContentResult:
     presets: int = 0
     brought_back: list[Conflict] = field(default_factory=list)
     new_guids: list[str] = field(default_factory=list)
-    updated_guids: list[str] = field(default_factory=list)
+    replaced: list[Conflict] = field(default_factory=list)
+    """Notes edited in Anki whose card changed in the YAML since: the YAML's text is back."""
     removed: int = 0
     """Cards gone from the YAML, sent once more tagged studykit::removed."""
 
@@ -99,7 +100,6 @@ def bring_content(
     mirror: Mirror,
     state: SyncState,
     paths: SyncPaths,
-    models: Sequence[int],
     *,
     force: bool = False,
 ) -> ContentResult:
@@ -110,6 +110,8 @@ def bring_content(
     from studykit.export.ledger import ExportLedger
 
     conflicts = state.conflicts()
+    edited = {guid: c for guid, c in conflicts.items() if c.kind == "edited"}
+    held_before = state.notes(list(edited))
     keep_out = {guid: c.digest for guid, c in conflicts.items() if c.kind == "deleted" and c.digest}
     key = content_key(session, keep_out)
     if not force and key == state.get("content"):
@@ -137,11 +139,9 @@ def bring_content(
     found = ContentResult(
         imported=True, added=len(log.new), updated=len(log.updated), removed=len(result.removed)
     )
-    nids = note_ids(mirror.db, models)
+    nids = note_ids(mirror.db, model_ids(mirror.db))  # a first import brings our notetypes
     new_ids = {note.id.nid for note in log.new}
-    updated_ids = {note.id.nid for note in log.updated}
     found.new_guids = [guid for guid, nid in nids.items() if nid in new_ids]
-    found.updated_guids = [guid for guid, nid in nids.items() if nid in updated_ids]
     ranks: dict[tuple[str, str], int] = {}
     held: list[HeldNote] = []
     for guid, planned in result.written.items():
@@ -159,6 +159,15 @@ def bring_content(
             )
         )
     state.put_notes(held)
+    for guid, conflict in edited.items():
+        now, before, nid = result.written.get(guid), held_before.get(guid), nids.get(guid)
+        if now is None or before is None or nid is None:
+            continue
+        if field_hashes(now.fields) == before.fields:
+            continue  # the card is as it was in the YAML: the edit stays in Anki
+        _overwrite(mirror, nid, now.fields)  # however new the edit in Anki is
+        found.replaced.append(conflict)
+    state.drop_conflicts(c.guid for c in found.replaced)
     back = [c for guid, c in conflicts.items() if c.kind == "deleted" and guid in result.written]
     if back:
         state.drop_conflicts(c.guid for c in back)
@@ -168,6 +177,16 @@ def bring_content(
         content=content_key(session, {g: d for g, d in keep_out.items() if g not in result.written})
     )
     return found
+
+
+def _overwrite(mirror: Mirror, nid: int, fields: Sequence[str]) -> None:
+    """Give one of our notes in the mirror the fields the YAML says."""
+    from anki.notes import NoteId
+
+    note = mirror.col.get_note(NoteId(nid))
+    if list(note.fields) != list(fields) and len(note.fields) == len(fields):
+        note.fields = list(fields)
+        mirror.run_local(lambda: mirror.col.update_note(note))
 
 
 _PRESET_FIELDS = (

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -220,9 +220,10 @@ def push(
     models: Sequence[int],
     *,
     full: Sequence[int] = (),
+    say: Callable[[str], None] | None = None,
 ) -> PushResult:
     """Write what changed here into the mirror; `full` names cards whose every logged row
-    must be there (new in the mirror, or after a full download)."""
+    must be there (new in the mirror, or after a full download). `say` hears the step."""
     store = session.store
     result = PushResult()
     days = mirror_days(session, mirror)
@@ -281,6 +282,8 @@ def push(
     revlog += _missing_rows(session, mirror, days, full, cid)
     if links or forget_links:
         store.set_anki_ids(links, forget_links)  # before the mirror has them: see above
+    if say is not None and (updates or revlog):
+        say(f"Writing {len(revlog)} log row(s) and {len(updates)} card(s) into the mirror…")
     result.answers, result.forgets = len(links), len(forget_links)
 
     def write() -> None:

@@ -45,7 +45,9 @@ class ConflictLine:
             )
         if self.kind == "brought-back":
             return f"{self.where}: {card} deleted in Anki, brought back: its YAML changed"
-        return f"{self.where}: {card} edited in Anki, replaced by the changed YAML"
+        if self.kind == "replaced":
+            return f"{self.where}: {card} edited in Anki, replaced by the changed YAML"
+        return f"{self.where}: {card} edited in Anki, the same as the YAML again"
 
 
 def where(library: Library, deck_id: str, card_id: str) -> str:

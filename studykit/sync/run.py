@@ -143,7 +143,9 @@ class _Run:
         if required.kind in ("full", "download"):
             self._download(key, required)
             pre_usn = mirror.usn
-        elif required.kind == "upload":
+        elif required.kind == "upload" or mirror.col.card_count() == 0:
+            # Nothing to download into an empty mirror: the server is empty too. Ask now,
+            # before anything is done, since this sync ends in a full upload.
             self._agree_to_upload()
         full = bool(state.get("full_pending"))
         since = None if full or state.get("usn") is None else int(state.get("usn"))
@@ -153,7 +155,7 @@ class _Run:
         news = detect_conflicts(session, mirror, state, self.paths, models, since)
         self._check_fsrs()
         _say(self.options, "Bringing content changes into the mirror…")
-        content = bring_content(session, mirror, state, self.paths, models, force=since is None)
+        content = bring_content(session, mirror, state, self.paths, force=since is None)
         models = model_ids(mirror.db)  # a first import brings studykit's notetypes
         report = self.report
         report.notes_added += content.added
@@ -161,18 +163,15 @@ class _Run:
         report.presets_updated += content.presets
         report.removed_sent = content.removed
         library = session.library
-        replaced = [c for c in news.edited if c.guid in content.updated_guids]
-        open_now = state.conflicts()
+        new = {c.guid for c in [*news.edited, *news.deleted]}
         report.conflicts = [
-            conflict_line(library, c, c.kind, new=c in news.edited or c in news.deleted)
-            for c in open_now.values()
-            if c.guid not in content.updated_guids
+            conflict_line(library, c, c.kind, new=c.guid in new) for c in state.conflicts().values()
         ]
-        state.drop_conflicts(c.guid for c in replaced)
         report.ended = [
             conflict_line(library, c, "brought-back", new=True) for c in content.brought_back
         ]
-        report.ended += [conflict_line(library, c, "replaced", new=True) for c in news.resolved]
+        report.ended += [conflict_line(library, c, "replaced", new=True) for c in content.replaced]
+        report.ended += [conflict_line(library, c, "resolved", new=True) for c in news.resolved]
         _say(self.options, "Pushing studykit's answers and card states…")
         if full:
             session.store.mark_all_unsent()
@@ -181,7 +180,7 @@ class _Run:
         going = {a.key for a in store.unsent_answers()} | {f.key for f in store.unsent_forgets()}
         # Kept until the final sync: a sync killed after the ids were kept checks these again.
         state.set(pushing=sorted(going | set(state.get("pushing") or [])))
-        pushed = push(session, mirror, state, models, full=full_keys)
+        pushed = push(session, mirror, state, models, full=full_keys, say=self.options.progress)
         report.answers_out += pushed.answers
         report.forgets_out += pushed.forgets
         report.states_out += pushed.states

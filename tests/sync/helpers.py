@@ -131,10 +131,14 @@ class Phone:
     def close(self) -> None:
         self.col.close()
 
-    def sync(self) -> str:
-        """A normal sync; a full download when the server asks for one. What happened."""
+    def sync(self, *, full: str = "download") -> str:
+        """A normal sync; when the server asks for a full one, `full` (the phone's choice
+        where both sides changed). What happened."""
         out = self.col.sync_collection(self.auth, False)
         required = int(out.required)
+        if required == 2 and full == "upload":  # FULL_SYNC: the user chose upload
+            self.full(upload=True)
+            return "upload"
         if required in (2, 3):  # FULL_SYNC, FULL_DOWNLOAD: the phone downloads
             self.full(upload=False)
             return "download"
@@ -177,7 +181,12 @@ class Phone:
 
     def revlog(self, card_id: str) -> list[tuple[Any, ...]]:
         card = self.card("alpha", card_id)
-        return [tuple(row) for row in self.col.db.all("SELECT id, ease, type FROM revlog WHERE cid = ? ORDER BY id", card.id)]
+        return [
+            tuple(row)
+            for row in self.col.db.all(
+                "SELECT id, ease, type FROM revlog WHERE cid = ? ORDER BY id", card.id
+            )
+        ]
 
 
 @dataclass

@@ -32,3 +32,42 @@ def test_phone_answers_come_back_once(student: Student, phone: Phone) -> None:
     again = student.sync()
     assert again.answers_in == 0
     assert len(student.history("one")) == 1 and len(student.history("three")) == 1
+
+
+def test_the_same_card_answered_on_both_sides_on_one_day_keeps_both(
+    student: Student, phone: Phone
+) -> None:
+    student.sync()
+    phone.sync()
+    student.answer("one", 3)  # here first (the clock's now) ...
+    phone.answer("one", 1)  # ... then on the phone, later the same day
+    phone.sync()
+    report = student.sync()
+    assert report.answers_in == 1 and report.answers_out == 1
+    history = student.history("one")
+    assert [(a.rating, a.source) for a in history] == [(3, None), (1, "anki")]
+    # Replayed in time order: the Again after the Good is a lapse of a learning card.
+    assert history[1].before == history[0].after
+    final = student.state("one")
+    assert final == history[1].after
+    phone.sync()
+    assert [row[1] for row in phone.revlog("one")] == [3, 1]  # both on the phone too
+    card = phone.card("alpha", "one")
+    assert card.memory_state is not None
+    assert abs(card.memory_state.stability - final.stability) < 0.01
+
+
+def test_an_empty_server_is_not_uploaded_to_without_asking(student: Student) -> None:
+    from studykit.sync.errors import UploadDeclined
+
+    student.answer("one", 3)
+    try:
+        student.sync(yes=False)
+    except UploadDeclined as error:
+        assert "--yes" in str(error)
+    else:
+        raise AssertionError("uploaded without asking")
+    asked: list[str] = []
+    report = student.sync(yes=False, confirm_upload=lambda q: asked.append(q) or True)
+    assert asked and "holds no collection" in asked[0]
+    assert report.full == "upload" and report.answers_out == 1
