@@ -2,7 +2,8 @@
 
 Each experiment runs in a fresh Python with glibc's arenas capped as the child caps them;
 prints VmSize after `import torch` and VmPeak above it, at 2 and 16 torch threads. The
-child's address-space limit adds this slack (studykit/experiments/fences.py) to the budget.
+child's address-space limit adds this slack (studykit/experiments/fences.py) to the room the
+budget leaves above what is resident.
 Asserts nothing.
 """
 

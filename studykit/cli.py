@@ -179,25 +179,16 @@ from studykit.commands.sync import sync  # noqa: E402
 cli.add_command(sync)
 
 
-def _describe(error: BaseException) -> str:
-    if isinstance(error, OSError) and error.strerror:
-        where = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror}{where}"
-    if isinstance(error, sqlite3.Error):
-        return f"database: {error}"
-    return str(error) or type(error).__name__
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: run the command line, turning our errors into one line on stderr."""
-    from studykit.core.errors import StudykitError
+    from studykit.core.errors import StudykitError, describe_error
 
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="studykit")
     except StudykitError as error:
-        fail(_describe(error), _error_code(error))
+        fail(describe_error(error), _error_code(error))
     except (OSError, sqlite3.Error) as error:
-        fail(_describe(error), EXIT_PROBLEM)
+        fail(describe_error(error), EXIT_PROBLEM)
     except KeyboardInterrupt:
         raise SystemExit(130) from None
 

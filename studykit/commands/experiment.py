@@ -144,10 +144,9 @@ def run(
 
 def _cache(database: Path, result: Result) -> None:
     """Store the result in the study database's experiment cache; a failure is only told."""
-    import sqlite3
     from datetime import UTC, datetime
 
-    from studykit.core.errors import StudykitError
+    from studykit.core.errors import USER_ERRORS, describe_error
     from studykit.srs.store import Store
 
     data = result.to_json()
@@ -162,12 +161,13 @@ def _cache(database: Path, result: Result) -> None:
                 result=data,
                 created_at=datetime.now(UTC),
             )
-    except (OSError, sqlite3.Error, StudykitError) as error:
-        click.echo(f"studykit: the result was not cached: {error}", err=True)
+    except USER_ERRORS as error:
+        click.echo(f"studykit: the result was not cached: {describe_error(error)}", err=True)
 
 
 def human_report(result: Result, *, width: int = 80) -> str:
     """Answers, table, plot and explanation as terminal text."""
+    from studykit.experiments.budget import describe_bytes
     from studykit.experiments.plotting import render_text
     from studykit.experiments.registry import get
 
@@ -178,7 +178,8 @@ def human_report(result: Result, *, width: int = 80) -> str:
         f"{experiment.title} ({result.name})",
         f"params: {params}",
         f"seed {result.seed} · device {result.device} · {result.machine} · "
-        f"torch {result.torch_version} · {result.elapsed_s:.2f} s",
+        f"torch {result.torch_version} · {result.elapsed_s:.2f} s"
+        + (f" · peak {describe_bytes(result.peak_bytes)}" if result.peak_bytes else ""),
         "",
     ]
     label_width = max(len(a.label) for a in out.answers)

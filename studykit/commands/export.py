@@ -13,7 +13,7 @@ import click
 from studykit.commands.support import EXIT_PROBLEM, check_deck, fail, settings_from
 
 if TYPE_CHECKING:
-    from studykit.export.media import MediaReport
+    from studykit.export.summary import SummaryLine
 
 # Below this many cards an export takes well under a second: no progress bar.
 _PROGRESS_FROM = 500
@@ -65,9 +65,10 @@ def anki(
     here, and those without a cached result are listed with the command that runs them.
     """
     from studykit.content.loading import load_library
-    from studykit.export import REUSED, export_anki
+    from studykit.export import export_anki
     from studykit.export.ledger import ExportLedger
     from studykit.export.plan import selected_decks
+    from studykit.export.summary import summary_lines
     from studykit.srs.store import Store
     from studykit.study.session import StudySession
 
@@ -115,33 +116,8 @@ def anki(
     finally:
         if session is not None:
             session.close()
-    decks_text = f"{result.decks} deck{'s' if result.decks != 1 else ''}"
-    click.echo(f"Wrote {result.path}: {result.notes} notes, {result.cards} cards in {decks_text}.")
-    if result.reused:
-        click.echo(REUSED)
-    if result.scheduled:
-        click.echo(
-            f"With scheduling: {result.revlog} reviews. In Anki's import dialog tick "
-            '"Import any learning progress" and "Import any deck presets"; FSRS is one '
-            "switch for the whole collection (Deck options > FSRS)."
-        )
-    else:
-        click.echo("Without scheduling: every card arrives new.")
-    if result.removed:
-        click.echo(
-            f"{len(result.removed)} removed card(s) or variant(s) exported once more, tagged "
-            f"studykit::removed (in Anki: tag:studykit::removed): {', '.join(result.removed)}"
-        )
-    if result.unbaked:
-        click.echo(
-            f"studykit: {len(result.unbaked)} computed card(s) exported as type-in cards with "
-            f"the answer formula (no drawn values): {', '.join(result.unbaked)}",
-            err=True,
-        )
-    if result.media is not None:
-        _report_media(result.media)
-    for line in result.ledger_damage:
-        click.echo(f"studykit: {line}", err=True)
+    for line in summary_lines(result):
+        _echo(line)
     if library.problems:
         raise SystemExit(EXIT_PROBLEM)
 
@@ -153,25 +129,11 @@ def _plot_bar(count: int) -> Iterator[Callable[[int], None]]:
         yield bar.update
 
 
-def _report_media(media: MediaReport) -> None:
-    """What was packed, and on stderr what was left out and how to get it in."""
-    if media.images or media.plots:
-        drawn = f" ({media.drawn} drawn now)" if media.drawn else ""
-        click.echo(f"Media: {media.images} image(s), {media.plots} plot(s){drawn}.")
-    if media.skipped_plots:
+def _echo(line: SummaryLine) -> None:
+    """A line said on stdout; a problem on stderr, with the commands that fix it under it."""
+    if line.kind == "said":
+        click.echo(line.text)
+    else:
         click.echo(
-            f"studykit: {media.skipped_plots} plot(s) skipped: matplotlib is not installed; "
-            "install the plots extra (pip install 'studykit[plots]') and export again",
-            err=True,
+            f"studykit: {line.text}" if line.kind == "problem" else f"  {line.text}", err=True
         )
-    if media.missing:
-        click.echo(
-            f"studykit: {len(media.missing)} linked experiment run(s) have no cached result, "
-            "so their cards went out without a plot; run them (here, or in the app's "
-            "Experiments screen), then export again:",
-            err=True,
-        )
-        for run in media.missing:
-            click.echo(f"  {run.command()}", err=True)
-    for refused in media.refused:
-        click.echo(f"studykit: no plot for {refused} (see `studykit check`)", err=True)

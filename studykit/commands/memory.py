@@ -56,19 +56,20 @@ class _Bar:
             self._bar.__exit__(kind, error, trace)
 
 
-def _need_extra(command: str, *, optimizer: bool) -> None:
-    """Exit 2 naming the extra to install when numpy (or torch) is missing."""
+def _need_numpy(command: str) -> None:
+    """Exit 2 naming the extra to install when numpy is missing."""
     try:
         import numpy  # noqa: F401
     except ImportError:
-        missing = True
-    else:
-        from studykit.memory.optimize import optimizer_available
+        fail(f"`studykit {command}` needs numpy: install the torch extra ({_EXTRA})", EXIT_USAGE)
 
-        missing = optimizer and not optimizer_available()
-    if missing:
-        what = "torch" if optimizer else "numpy"
-        fail(f"`studykit {command}` needs {what}: install the torch extra ({_EXTRA})", EXIT_USAGE)
+
+def _need_engine(command: str) -> None:
+    """Exit 2 saying how to install fsrs-rs-python when it is missing."""
+    from studykit.memory.engine import EngineMissing, available
+
+    if not available():
+        fail(str(EngineMissing(f"`studykit {command}`")), EXIT_USAGE)
 
 
 def _open(ctx: click.Context, deck_id: str | None) -> StudySession:
@@ -123,25 +124,30 @@ def optimize(
 ) -> None:
     """Fit FSRS parameters to your review log; compare them with the current ones.
 
-    Fits on the earlier 80 % of your reviews and scores both parameter sets on the later
-    20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
+    fsrs-rs-python, the optimizer Anki uses, fits on the earlier 80 % of your reviews
+    (converted as Anki converts its review log) and scores both parameter sets on the
+    later 20 % (log loss and RMSE in bins, lower is better). `--apply` stores the fitted
     parameters (for --deck and its sub-decks, or for everything) when they predict the
-    later reviews at least as well; the next answer uses them. Each card's first 64
-    answers are fitted on, as fsrs's own optimizer does.
+    later reviews at least as well; the next answer uses them.
     """
     if reschedule and not apply:
         fail("--reschedule needs --apply", EXIT_USAGE)
-    _need_extra("optimize", optimizer=True)
+    _need_engine("optimize")
     from studykit.memory.optimize import NotEnoughReviews, fit
 
     session = _open(ctx, deck_id)
     try:
-        rows = session.review_rows(deck_id)
+        answers, forgets, next_day_at = session.training_log(deck_id)
         model = session.memory_model(deck_id)
         current = None if model is None else model["parameters"]
         try:
-            with _Bar("Fitting", quiet=as_json) as bar:
-                result = fit(rows, current=current, progress=bar)
+            result = fit(
+                answers,
+                next_day_at=next_day_at,
+                forgets=forgets,
+                current=current,
+                relearning_steps=len(session.settings.relearning_steps),
+            )
         except NotEnoughReviews as error:
             fail(str(error), EXIT_PROBLEM)
         better = not result.after.log_loss > result.before.log_loss
@@ -173,7 +179,7 @@ def optimize(
     if result.fit_cards < result.train_cards:
         click.echo(
             f"That is a sample of {result.fit_cards} of the {result.train_cards} earlier "
-            "cards, to keep the fit near a minute."
+            "cards, to keep the fit within seconds."
         )
     click.echo(f"{'':10}{'current':>10}{'fitted':>10}")
     click.echo(f"{'log loss':10}{result.before.log_loss:>10.4f}{result.after.log_loss:>10.4f}")
@@ -273,16 +279,39 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
     """Reviews and minutes per day, and cards remembered, for desired retention 0.70-0.97.
 
     Simulates your cards (their current memory state, then the new ones at your daily
-    limit) with your parameters, fitted or default, and recommends the retention with the
-    least time per card remembered.
+    limit) with your parameters, fitted or default, scheduled as studykit schedules them
+    (load balancer, Easy Days). Once you have your own fitted model it marks the desired
+    retention fsrs-rs-python (Anki's optimizer) recommends.
     """
-    _need_extra("workload", optimizer=False)
-    from studykit.memory.workload import RETENTIONS, curve, plot_lines, recommend, with_current
+    _need_numpy("workload")
+    from studykit.core.easydays import WEEKDAYS
+    from studykit.memory.advice import readiness, recommend
+    from studykit.memory.engine import EngineMissing
+    from studykit.memory.workload import (
+        RETENTIONS,
+        curve,
+        normal_days,
+        plot_lines,
+        week_lines,
+        with_current,
+    )
+    from studykit.srs.balance import spread
 
     session = _open(ctx, None)
     try:
-        model = session.memory_model(None)
+        ready = readiness(session)
+        model = session.memory_model(None) if ready.enough else None
         inputs = session.workload_inputs()
+        if inputs["new"] + len(inputs["stability"]) == 0:
+            fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
+        best, advice = None, ready.waiting()
+        if model is not None:
+            try:
+                best = recommend(session, model["parameters"])
+            except EngineMissing as error:
+                advice = str(error)
+            except ValueError as error:
+                advice = f"No recommendation: {error}."
     finally:
         session.close()
     if model is not None:
@@ -292,18 +321,18 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
 
         parameters, source = list(DEFAULT_PARAMETERS), "fsrs defaults"
     settings = settings_from(ctx)
-    if inputs["new"] + len(inputs["stability"]) == 0:
-        fail("no cards to simulate: the library has no decks", EXIT_PROBLEM)
     current = settings.desired_retention
+    shown = with_current(RETENTIONS, current)
     rows = curve(
         parameters,
         inputs,
+        settings,
         days=days,
-        new_per_day=settings.new_per_day,
-        reviews_per_day=settings.reviews_per_day,
-        retentions=with_current(RETENTIONS, current),
+        retentions=shown if best is None else with_current(shown, best),
     )
-    best = recommend(rows)
+    (mine,) = [row for row in rows if row.retention == round(current, 3)]
+    (plain,) = curve(parameters, inputs, settings, days=days, retentions=[current], balance=False)
+    weekday, easy = inputs["weekday"], settings.easy_days
     if as_json:
         document = {
             "parameters": source,
@@ -318,8 +347,19 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
                 }
                 for r in rows
             ],
-            "recommended": best.retention,
+            "recommended": best,
+            "advice": advice or None,
+            "reviews_counted": ready.have,
+            "reviews_needed": ready.need,
             "current": current,
+            "load_balancer": settings.load_balancer,
+            "easy_days": dict(zip(WEEKDAYS, settings.easy_days, strict=True)),
+            "reviews_per_weekday": dict(
+                zip(WEEKDAYS, [round(v, 2) for v in mine.per_weekday(weekday)], strict=True)
+            ),
+            # on the weekdays Easy Days leave normal
+            "day_to_day_change": round(spread(normal_days(mine, easy, weekday)), 3),
+            "day_to_day_change_plain": round(spread(normal_days(plain, easy, weekday)), 3),
         }
         click.echo(json.dumps(document, indent=2))
         return
@@ -334,5 +374,10 @@ def workload(ctx: click.Context, days: int, as_json: bool) -> None:
             f"{r.remembered:>11.0f}"
         )
     click.echo("")
+    click.echo("\n".join(week_lines(mine, plain, settings, weekday)))
+    click.echo("")
     click.echo("\n".join(plot_lines(rows, best, current=current)))
-    click.echo(f"Recommended desired retention: {best.retention:.2f} (yours: {current:.2f})")
+    if best is not None:
+        click.echo(f"Recommended desired retention: {best:.2f} (fsrs-rs; yours: {current:.2f})")
+    else:
+        click.echo(advice)

@@ -8,9 +8,9 @@ where each object came from in its `origin` (not part of the schema).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal, Self
+from typing import Annotated, Literal, Self, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema, model_validator
 
 from studykit.text.clozes import CLOZE_PATTERN, cloze_number_problem
 
@@ -23,6 +23,20 @@ ParamValue = str | int | float | bool
 Number = int | float
 
 CardKind = Literal["basic", "reversed", "cloze", "numeric", "symbolic"]
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+Share = Annotated[float, Field(ge=0, le=1)]
+_SHARE_SCHEMA = {"type": "number", "minimum": 0, "maximum": 1}
+# Written out as properties: editors (and our schema tests) know these, not `propertyNames`.
+EasyDays = Annotated[
+    dict[str, Share],
+    WithJsonSchema(
+        {
+            "type": "object",
+            "properties": {day: _SHARE_SCHEMA for day in get_args(Weekday)},
+            "additionalProperties": False,
+        }
+    ),
+]
 COMPUTED_KINDS: frozenset[str] = frozenset({"numeric", "symbolic"})
 
 
@@ -358,4 +372,21 @@ class Deck(Strict):
     desired_retention: float | None = Field(default=None, gt=0.7, lt=0.995)
     new_per_day: int | None = Field(default=None, ge=0, le=9999)
     reviews_per_day: int | None = Field(default=None, ge=0, le=99999)
+    easy_days: EasyDays | None = Field(
+        default=None,
+        description=(
+            "Easy Days for this deck's cards, e.g. {sat: 0.5, sun: 0}: a weekday's share of a "
+            "normal day's reviews (1 normal, 0 as few as possible); replaces config.toml's."
+        ),
+    )
     cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")
+
+    @model_validator(mode="after")
+    def _weekdays(self) -> Self:
+        days = get_args(Weekday)
+        for name in self.easy_days or {}:
+            if name not in days:
+                raise ValueError(
+                    f"`easy_days` names `{name}`, which is no weekday; use {', '.join(days)}"
+                )
+        return self

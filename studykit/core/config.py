@@ -16,6 +16,7 @@ import platformdirs
 
 import studykit
 from studykit.core.budget import Budget
+from studykit.core.easydays import NORMAL_WEEK, Loads
 from studykit.core.errors import ConfigError
 from studykit.core.files import FileRefused, read_regular
 
@@ -56,6 +57,8 @@ class Settings:
     leech_lapses: int = 8
     backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
+    load_balancer: bool = True  # inside the fuzz range, the day with fewer reviews (Anki's)
+    easy_days: Loads = NORMAL_WEEK  # share of a normal day's reviews, Monday first
     quiz_counts: bool = False  # quiz answers reschedule cards not due (Anki's filtered decks)
     experiment_budget: Budget = field(default_factory=Budget)  # memory and time per run
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from studykit.core.budget import Budget, BudgetError, parse_budget
+from studykit.core.easydays import WEEKDAYS, loads_of
 from studykit.core.errors import ConfigError
 from studykit.core.suggest import closest
 
@@ -58,12 +59,28 @@ class ConfigFile(BaseModel):
     """Quiz answers reschedule cards that are not due (as Anki's filtered decks can)."""
     experiment_budget: Budget | None = None
     """Memory and time one experiment run may use, in the form of `--budget` (`4GiB,120s`)."""
+    load_balancer: Annotated[bool | None, Field(json_schema_extra={"accepts": "true or false"})] = (
+        None
+    )
+    """Spread reviews evenly: inside the fuzz range, prefer the days with fewer due (Anki's)."""
+    easy_days: tuple[float, ...] | None = None
+    """Weekdays with fewer reviews, `{sat = 0.5, sun = 0}`: each a share of a normal day."""
 
     @field_validator("desired_retention", mode="before")
     @classmethod
     def _an_integer_is_a_number(cls, value: object) -> object:
         # TOML writes `desired_retention = 1` as an integer; strict mode would call it no float.
         return float(value) if type(value) is int else value
+
+    @field_validator("easy_days", mode="before")
+    @classmethod
+    def _weekday_shares(cls, value: object) -> object:
+        if not isinstance(value, dict):
+            raise ValueError(
+                f"must be a table of weekdays ({', '.join(WEEKDAYS)}) to shares from 0 to 1, "
+                "e.g. {sat = 0.5, sun = 0}"
+            )
+        return loads_of(value)
 
     @field_validator("experiment_budget", mode="before")
     @classmethod
@@ -88,8 +105,8 @@ def _message(path: Path, key: str, value: object, error_type: str, text: str) ->
         near = closest(key, known)
         hint = f"did you mean `{near}`?" if near else f"known keys: {', '.join(known)}"
         return f"{path}: unknown key `{key}`; {hint}"
-    if key == BUDGET_KEY:
-        if text.startswith("must be a string"):
+    if key in (BUDGET_KEY, "easy_days"):
+        if text.startswith("must be a"):
             return f"{path}: `{key}` {text}"
         return f"{path}: `{key}`: {text}"
     return f"{path}: `{key}` must be {_accepts(key)}, got {value!r}"

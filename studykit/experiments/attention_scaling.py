@@ -19,7 +19,7 @@ from studykit.experiments.base import (
     Series,
     Table,
 )
-from studykit.experiments.costs import JACOBIAN_SECONDS, cost
+from studykit.experiments.costs import cost
 
 if TYPE_CHECKING:
     import torch
@@ -102,11 +102,14 @@ def estimate(params: Params) -> Cost:
     peak = 4 * ((chosen + keys) * d + 5 * chosen * keys + rows * keys * keys)
     jacobians = 3 * keys * keys * (chosen + widths * swept)
     blocks = 3 * (-(-chosen // rows) + widths * -(-swept // min(swept, rows)))
+    # Random q and k for the chosen d_k and each width: a normal draw costs ~6 float copies.
+    drawn = (chosen + keys) * d + (swept + keys) * sum(sweep_widths(d))
     return cost(
         "attention-scaling",
         peak_bytes=peak,
         f32_flops=2 * keys * (chosen * d + swept * sum(sweep_widths(d))),
-        seconds=jacobians * JACOBIAN_SECONDS,
+        bytes_moved=6 * 4 * drawn,
+        jacobian_elements=jacobians,
         ops=blocks * 8 + widths * 40,
         drivers=("keys", "queries", "d_k"),
     )

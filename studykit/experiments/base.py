@@ -159,6 +159,8 @@ class Result:
     outcome: Outcome
     machine: str = ""
     cached: bool = field(default=False, compare=False)
+    # The run's process at its fullest (Python and torch included); 0 where not measured.
+    peak_bytes: int = field(default=0, compare=False)
 
     def answer(self, key: str) -> Answer:
         """One answer by key (KeyError naming the known keys if absent)."""
@@ -179,6 +181,7 @@ class Result:
             "torch_version": self.torch_version,
             "machine": self.machine,
             "elapsed_s": self.elapsed_s,
+            "peak_bytes": self.peak_bytes,
             "answers": [
                 {"key": a.key, "label": a.label, "value": _json_number(a.value), "unit": a.unit}
                 for a in out.answers
@@ -242,6 +245,7 @@ class Result:
             elapsed_s=float(data["elapsed_s"]),
             outcome=outcome,
             cached=cached,
+            peak_bytes=int(data.get("peak_bytes", 0)),
         )
 
 
@@ -265,14 +269,18 @@ RunFn = Callable[[Params, RunContext], Outcome]
 class Cost:
     """What a run is expected to take, estimated before it starts (no torch needed).
 
-    `peak_bytes` is the child process's extra peak memory over a bare torch import;
-    `seconds` is wall time on this CPU; `drivers` names the parameters that drive the
-    cost, largest first, so a refusal can say which ones to lower.
+    `peak_bytes` is the run's whole process at its fullest: Python and torch (a few hundred
+    MiB), the torch parts the experiment loads, and its tensors. `seconds` is the run's
+    wall time on this CPU, erring high. `fixed_bytes` and `fixed_seconds` are the parts no
+    parameter can lower; `drivers` names the parameters that drive the rest, largest
+    first, so a refusal can say which ones to lower.
     """
 
     peak_bytes: int
     seconds: float
     drivers: tuple[str, ...] = ()
+    fixed_bytes: int = 0
+    fixed_seconds: float = 0.0
 
 
 EstimateFn = Callable[[Params], Cost]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Final
 
 from studykit.core.budget import (
@@ -65,21 +66,50 @@ def over_budget(experiment: Experiment, cost: Cost, budget: Budget) -> str | Non
         over.append(f"time {cost.seconds:.0f} s > {budget.seconds:.0f} s")
     if not over:
         return None
-    lower = ", ".join(f"`{name}`" for name in cost.drivers) or "its parameters"
-    return (
-        f"{experiment.name} would need {describe_cost(cost)}, over the budget "
-        f"({'; '.join(over)}); lower {lower}, or {RAISE_HINT}"
+    needs = (
+        f"{experiment.name} would need {describe_cost(cost)}, over the budget ({'; '.join(over)})"
     )
+    if cost.fixed_bytes > budget.bytes or cost.fixed_seconds > budget.seconds:
+        return (
+            f"{needs}; even its smallest run needs {describe_bytes(cost.fixed_bytes)} "
+            f"(torch included) and {cost.fixed_seconds:.1f} s, so {RAISE_HINT}"
+        )
+    lower = ", ".join(f"`{name}`" for name in cost.drivers) or "its parameters"
+    return f"{needs}; lower {lower}, or {RAISE_HINT}"
 
 
 def check_budget(experiment: Experiment, params: Params, budget: Budget) -> Cost | None:
     """The estimate, or OverBudget (before anything is allocated) when it does not fit."""
     cost = estimate(experiment, params)
     if cost is not None:
-        reason = over_budget(experiment, cost, budget)
+        reason = over_budget(experiment, _helpful(experiment, params, cost, budget), budget)
         if reason is not None:
             raise OverBudget(reason)
     return cost
+
+
+def _helpful(experiment: Experiment, params: Params, cost: Cost, budget: Budget) -> Cost:
+    """`cost` naming only the drivers whose lowering lowers what is over (time, memory)."""
+    assert experiment.estimate is not None
+    helpful = []
+    for name in cost.drivers:
+        value = params.get(name)
+        param = experiment.param(name)
+        if param is None or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        lowered = value // 2 if param.kind == "int" else value / 2
+        low = param.low
+        if low is not None and (lowered < low or (param.low_open and lowered <= low)):
+            continue  # as low as it goes: nothing to gain by asking
+        try:
+            less = experiment.estimate({**params, name: lowered})
+        except (ArithmeticError, ValueError):
+            continue
+        if (cost.peak_bytes > budget.bytes and less.peak_bytes < cost.peak_bytes) or (
+            cost.seconds > budget.seconds and less.seconds < cost.seconds
+        ):
+            helpful.append(name)
+    return replace(cost, drivers=tuple(helpful) or cost.drivers)
 
 
 def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:

@@ -23,6 +23,7 @@ from studykit.experiments.protocol import CANCEL, MAX_LINE, Request, error_messa
 EXIT_ERROR: Final = 1
 EXIT_ORPHANED: Final = 3
 EXIT_TIME: Final = 4
+EXIT_MEMORY: Final = 5
 # How running out of address space shows up: torch's allocator, C++, CUDA, threads, dlopen.
 _MEMORY_WORDS: Final = (
     "allocate memory",
@@ -91,12 +92,14 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
         os._exit(EXIT_TIME)
 
     fences.start_wall_clock(request.budget_seconds, out_of_time)  # a thread: before the limit
+    budget = describe_bytes(request.budget_bytes)
     if device == "cpu":
+        _watch_memory(request, channel)
         limit = fences.limit_memory(request.budget_bytes, torch)
-        where = f"{describe_bytes(request.budget_bytes)} (address space {describe_bytes(limit)})"
+        where = f"{budget} (the whole process; address space {describe_bytes(limit)})"
     else:
         fences.cap_gpu_memory(request.budget_bytes, torch)
-        where = f"{describe_bytes(request.budget_bytes)} of GPU memory"
+        where = f"{budget} of GPU memory"
     try:
         result = execute(
             request.name,
@@ -114,7 +117,30 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
             f"{request.name} ran out of its memory budget of {where} and was stopped; "
             f"lower its parameters or {RAISE_HINT}"
         ) from error
-    return result.to_json()
+    return {**result.to_json(), "peak_bytes": fences.peak_resident_bytes()}
+
+
+def _watch_memory(request: Request, channel: Channel) -> None:
+    """Stop the run once the whole process is resident beyond its budget (torch included)."""
+    budget = describe_bytes(request.budget_bytes)
+    before = fences.resident_bytes()
+    if before > request.budget_bytes:
+        raise LimitExceeded(
+            f"{request.name} cannot start within a memory budget of {budget}: the process "
+            f"holds {describe_bytes(before)} (Python and torch) before the run begins; "
+            f"{RAISE_HINT}"
+        )
+
+    def over(resident: int) -> None:
+        message = (
+            f"{request.name} ran out of its memory budget of {budget} (the whole process, "
+            f"torch's own {describe_bytes(before)} included; it reached "
+            f"{describe_bytes(resident)}) and was stopped; lower its parameters or {RAISE_HINT}"
+        )
+        channel.send(error_message(LimitExceeded(message)))
+        os._exit(EXIT_MEMORY)
+
+    fences.watch_memory(request.budget_bytes, over)
 
 
 def _preload() -> None:

@@ -18,7 +18,7 @@ from studykit.experiments.base import (
     Table,
     format_value,
 )
-from studykit.experiments.costs import DUAL_STEP_SECONDS, cost
+from studykit.experiments.costs import cost
 
 PARAMS = (
     Param(
@@ -59,7 +59,7 @@ def estimate(params: Params) -> Cost:
     return cost(
         "effective-context",
         peak_bytes=steps * _BYTES_PER_STEP,
-        seconds=steps * DUAL_STEP_SECONDS,
+        dual_steps=steps,
         drivers=("max_steps", "gamma"),  # a lower threshold costs more: not one to lower
     )
 

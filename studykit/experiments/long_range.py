@@ -45,12 +45,13 @@ _CLASSES = 4
 
 
 def estimate(params: Params) -> Cost:
-    """The largest model pass: training batches of 64 with autograd, or the 512-batch test."""
+    """Per model and seed: the profile pass (batch 16), then training steps (batch 64) and
+    the no-grad test batch of 512; memory for the largest of them."""
     kinds = MODELS if params["model"] == "all" else (str(params["model"]),)
     t, seeds, d = int(params["distance"]) + 1, int(params["seeds"]), int(params["hidden_size"])
     train, steps = bool(params["train"]), int(params["steps"])
     size = 8 if params["dtype"] == "float64" else 4
-    peak, flops, ops = 0.0, 0.0, 0.0
+    peak, flops, moved, ops = 0.0, 0.0, 0.0, 0.0
     for kind in kinds:
         per_token, per_pair = _floats_kept(kind, d)
         batches = [16] + ([64] if train else [])
@@ -59,23 +60,55 @@ def estimate(params: Params) -> Cost:
         # q, k, v, output and FF (~5 d) with scores and softmax; a recurrent model's in and out.
         test = 512 * t * (5 * d + 2 * t if kind == "attention" else 3 * d) if train else 0
         peak = max(peak, size * (max(kept, test) + 12 * d * d))
-        forward = (
-            2 * t * (8 * d * d + 2 * t * d if kind == "attention" else _GATES[kind] * 2 * d * d)
-        )
-        passes = 3 * 16 + (3 * 64 * steps + 512 if train else 0)
-        flops += seeds * forward * passes
-        ops += seeds * (1 + (steps if train else 0)) * (30 if kind == "attention" else 12 * t)
+        # The profile's batch of 16 keeps its matmuls too thin for the full rate (~1/3).
+        profile = _pass(kind, 16, t, d, backward=True)
+        passes = [(3 * profile[0], profile[1], profile[2])]
+        if kind != "attention":
+            # Its gradient underflows to subnormals beyond ~150 steps in float32 (~1200 in
+            # float64), and each of those steps runs many times slower (no flush here).
+            onset = 150 if size == 4 else 1200
+            slow, _, _ = _pass(kind, 16, max(t - onset, 0), d, backward=True)
+            passes.append((_SUBNORMAL * slow, 0.0, 0.0))
+        if train:
+            f, b, o = _pass(kind, 64, t, d, backward=True)
+            passes.append((f * steps, b * steps, (o + _STEP_OPS) * steps))
+            passes.append(_pass(kind, 512, t, d, backward=False))
+        flops += seeds * sum(p[0] for p in passes)
+        moved += seeds * size * sum(p[1] for p in passes)
+        ops += seeds * sum(p[2] for p in passes)
     return cost(
         "long-range",
         peak_bytes=peak,
+        floor="long-range+train" if train else "",
         f32_flops=flops if size == 4 else 0.0,
         f64_flops=flops if size == 8 else 0.0,
+        bytes_moved=moved,
         ops=ops,
-        drivers=("distance", "steps", "seeds", "hidden_size"),
+        drivers=("steps", "seeds", "distance", "hidden_size")
+        if train
+        else ("distance", "seeds", "hidden_size"),
     )
 
 
 _GATES = {"rnn": 1, "lstm": 4, "attention": 0}
+# A training step beyond the model's passes: the batch, the loss, zero_grad and Adam's update.
+_STEP_OPS = 60
+# How much slower a backward step on subnormal floats ran (a distance-300 profile, measured).
+_SUBNORMAL = 60
+
+
+def _pass(kind: str, batch: int, t: int, d: int, *, backward: bool) -> tuple[float, float, float]:
+    """Flops, floats moved and small ops of one pass (forward, and backward if asked)."""
+    times = 3 if backward else 1
+    if kind == "attention":
+        # q, k, v, output and the 2d-wide FF per token; scores and softmax per token pair.
+        flops = batch * 2 * t * (8 * d * d + 2 * t * d)
+        return times * flops, times * batch * t * (4 * t + 40 * d), times * 40
+    # Per time step: input and hidden matmuls of each gate, and four small calls inside the
+    # fused layer (oneDNN runs the whole sequence as one op; measured ~4 ops' time a step).
+    flops = batch * t * 4 * _GATES[kind] * d * d
+    moved = batch * t * (4 * _GATES[kind] + 2) * d
+    return times * flops, times * moved, times * t * 4
 
 
 def _floats_kept(kind: str, d: int) -> tuple[int, int]:
@@ -162,20 +195,28 @@ def _train(
 
     device = ctx.device
     opt = torch.optim.Adam(model.parameters(), lr=3e-3)
-    for step in range(steps):
-        ctx.check()
-        if step % 10 == 0:
-            report(step)
-        x, y = _batch(64, length, device, gen)
-        assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
-        loss = torch.nn.functional.cross_entropy(model.forward(model.features(x)), y)
-        opt.zero_grad()
-        loss.backward()  # type: ignore[no-untyped-call]
-        opt.step()
-    with torch.no_grad():
-        x, y = _batch(512, length, device, gen)
-        assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
-        return float((model.forward(model.features(x)).argmax(-1) == y).float().mean())
+    # Gradients from far back underflow to subnormal floats, which the CPU handles ~100x
+    # slower: a distance over ~150 made each step 5-15x slower. Training ignores values that
+    # small; the profile above, measured before, keeps them.
+    flushing = torch.set_flush_denormal(True)
+    try:
+        for step in range(steps):
+            ctx.check()
+            if step % 10 == 0:
+                report(step)
+            x, y = _batch(64, length, device, gen)
+            assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
+            loss = torch.nn.functional.cross_entropy(model.forward(model.features(x)), y)
+            opt.zero_grad()
+            loss.backward()  # type: ignore[no-untyped-call]
+            opt.step()
+        with torch.no_grad():
+            x, y = _batch(512, length, device, gen)
+            assert isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)
+            return float((model.forward(model.features(x)).argmax(-1) == y).float().mean())
+    finally:
+        if flushing:
+            torch.set_flush_denormal(False)
 
 
 def _report(ctx: RunContext, label: str, done: int, total: int, steps: int, step: int) -> None:

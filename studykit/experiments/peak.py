@@ -1,85 +1,52 @@
-"""Measuring runs' real cost in fresh processes: extra peak memory (Linux) and wall time."""
+"""Measuring runs' real cost the way users get it: in the child process, its peak and time."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from studykit.experiments.base import Value
+from studykit.experiments.budget import Budget, machine_bytes
 
-# One child imports torch once, then forks a fresh process per run (torch untouched before
-# the fork, so no thread pool is copied). Each forked process does a tiny op so the baseline
-# holds torch's kernels and pool; whatever the run adds on top (tensors, lazily imported
-# parts such as forward-mode AD) is its extra peak. The peak is the process's own high-water
-# RSS (VmHWM), reset at the start: ru_maxrss would carry the parent's peak over the fork.
-_CHILD = r"""
-import json, os, re, sys, time
-import torch
-from studykit.experiments.runner import run_in_process
-
-def status(key):
-    with open("/proc/self/status") as f:
-        return int(re.search(key + r":\s+(\d+) kB", f.read()).group(1)) * 1024
-
-def one(name, params):
-    torch.ones(8, 8) @ torch.ones(8, 8)
-    with open("/proc/self/clear_refs", "w") as f:
-        f.write("5")
-    base = status("VmRSS")
-    start = time.perf_counter()
-    run_in_process(name, params, device="cpu", seed=0)
-    seconds = time.perf_counter() - start
-    return {"extra_bytes": status("VmHWM") - base, "seconds": seconds}
-
-for name, params in json.loads(sys.argv[1]):
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read)
-        try:
-            out = one(name, params)
-        except BaseException as error:
-            out = {"error": f"{type(error).__name__}: {error}"}
-        os.write(write, json.dumps(out).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as pipe:
-        got = pipe.read()
-    os.waitpid(pid, 0)
-    print(got or json.dumps({"error": "the measuring process died"}), flush=True)
-"""
+# A child as `process.spawn` starts one, up to where it waits for its request.
+_READY = (
+    "from studykit.experiments.child import _preload\n"
+    "from studykit.experiments.fences import resident_bytes\n"
+    "_preload()\n"
+    "print(resident_bytes())\n"
+)
 
 
 @dataclass(frozen=True)
 class Measured:
-    """What one run took in a fresh process: extra peak RSS over torch's, and wall time."""
+    """What one run took in its child: peak resident memory (the whole process), wall time."""
 
-    extra_bytes: int
+    peak_bytes: int
     seconds: float
 
 
-Job = tuple[str, Mapping[str, Value]]
+def measure(name: str, params: Mapping[str, Value], *, seconds: float = 3600.0) -> Measured:
+    """Run on the CPU in a fresh child, under a budget that never binds; its peak and time."""
+    from studykit.experiments.runner import run_experiment
+
+    budget = Budget(bytes=machine_bytes() // 2, seconds=seconds)
+    result = run_experiment(name, dict(params), device="cpu", budget=budget)
+    return Measured(result.peak_bytes, result.elapsed_s)
 
 
-def measure_many(jobs: Sequence[Job], *, timeout: float = 300.0) -> list[Measured]:
-    """Run each (name, params) on the CPU in its own fresh process; their peaks and times."""
+def ready_child_bytes() -> int:
+    """What a child holds resident with torch imported, before any run: the floor of all."""
+    from studykit.experiments.process import child_environment
+
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps([[name, dict(p)] for name, p in jobs])],
+        [sys.executable, "-c", _READY],
         capture_output=True,
         text=True,
-        timeout=timeout,
-        check=False,
+        env=child_environment(),
+        check=True,
+        timeout=120,
     )
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or len(lines) != len(jobs):
-        raise RuntimeError(f"measuring failed:\n{done.stderr[-2000:]}")
-    out = []
-    for (name, params), line in zip(jobs, lines, strict=True):
-        data = json.loads(line)
-        if "error" in data:
-            raise RuntimeError(f"measuring {name} {dict(params)} failed: {data['error']}")
-        out.append(Measured(int(data["extra_bytes"]), float(data["seconds"])))
-    return out
+    return int(json.loads(done.stdout.strip().splitlines()[-1]))

@@ -31,12 +31,16 @@ _CRASH_SIGNALS: Final = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.S
 
 
 def child_environment() -> dict[str, str]:
-    """Our environment, with this studykit importable and glibc's malloc arenas capped."""
+    """Our environment, with this studykit importable, glibc's malloc arenas capped and one
+    torch thread (each where the user has not set their own)."""
     env = dict(os.environ)
     package_parent = str(Path(studykit.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     # Each arena reserves 64 MiB of address space per thread; RLIMIT_AS counts reservations.
     env.setdefault("MALLOC_ARENA_MAX", "2")
+    # The runs are many small operations: a second thread gains at most 2x on a quiet
+    # machine, while on a busy one its spin-waits made them 5-25x slower (calibrate_costs.py).
+    env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 

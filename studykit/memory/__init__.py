@@ -1,4 +1,5 @@
-"""Your own memory model: FSRS optimizer, a synthetic learner, the workload curve.
+"""Your own memory model: FSRS fitted by fsrs-rs, a synthetic learner, the workload curve.
 
-`optimize` needs torch (the `torch` extra); nothing here is imported at start-up.
+`optimize` and the recommended retention need fsrs-rs-python (the `memory` extra), the
+workload curve numpy; nothing here is imported at start-up.
 """

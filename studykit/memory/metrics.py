@@ -1,8 +1,10 @@
-"""How well a memory model predicts recall: log loss and RMSE (bins) on a set of reviews."""
+"""Predicted against actual recall, replayed through the fsrs scheduler: the Stats calibration.
+
+The fit's log loss and RMSE (bins) come from fsrs-rs (engine.evaluate); `Score` holds them.
+"""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -11,10 +13,9 @@ import fsrs
 from fsrs import Rating
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-__all__ = ["Prediction", "Score", "calibration", "log_loss", "predict", "rmse_bins", "score"]
+__all__ = ["Prediction", "Score", "calibration", "predict"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_EPS = 1e-7
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,50 +68,6 @@ def predict(
         card, _ = scheduler.review_card(card, Rating(rating), review_datetime=moment)
         cards[key] = (card, index, lapses)
     return out
-
-
-def log_loss(predictions: Sequence[Prediction]) -> float:
-    """Mean binary cross-entropy of predicted recall against recall (NaN when empty)."""
-    if not predictions:
-        return math.nan
-    total = 0.0
-    for pred in predictions:
-        p = min(max(pred.p, _EPS), 1 - _EPS)
-        total -= math.log(p) if pred.y else math.log(1 - p)
-    return total / len(predictions)
-
-
-def _bin(value: float, scale: float, base: float, digits: int) -> float:
-    """Log-spaced bin: scale * base ** floor(log_base(value)), rounded."""
-    return round(scale * base ** math.floor(math.log(value) / math.log(base)), digits)
-
-
-def rmse_bins(predictions: Sequence[Prediction]) -> float:
-    """RMSE (bins) as the FSRS benchmark defines it (NaN when empty).
-
-    Reviews are grouped by log-spaced bins of elapsed days, review number and lapses; within a
-    bin the mean prediction is compared with the mean outcome; bins are weighted by size.
-    """
-    if not predictions:
-        return math.nan
-    bins: dict[tuple[float, float, float], list[float]] = {}
-    for pred in predictions:
-        key = (
-            _bin(max(pred.elapsed_days, 1), 2.48, 3.62, 2),
-            _bin(pred.index, 1.99, 1.89, 0),
-            _bin(pred.lapses, 1.65, 1.73, 0) if pred.lapses else 0.0,
-        )
-        acc = bins.setdefault(key, [0.0, 0.0, 0.0])
-        acc[0] += pred.p
-        acc[1] += pred.y
-        acc[2] += 1
-    squares = sum(n * (p / n - y / n) ** 2 for p, y, n in bins.values())
-    return math.sqrt(squares / len(predictions))
-
-
-def score(predictions: Sequence[Prediction]) -> Score:
-    """Log loss and RMSE (bins) of a list of predictions."""
-    return Score(log_loss(predictions), rmse_bins(predictions), len(predictions))
 
 
 def calibration(

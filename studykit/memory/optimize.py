@@ -1,37 +1,46 @@
-"""Fit FSRS parameters to the earlier reviews (torch); score them on the later ones."""
+"""Fit FSRS parameters to the earlier reviews (fsrs-rs); score them on the later ones."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from studykit.core.errors import StudykitError
-from studykit.memory.metrics import Prediction, Score, predict, score
+from studykit.memory import engine
+from studykit.memory.items import Entry, Item, training_items
+from studykit.memory.metrics import Score
 
 __all__ = [
+    "MAX_FIT_ITEMS",
     "MIN_REVIEWS",
     "MIN_TRAIN_REVIEWS",
     "TRAIN_SHARE",
     "Fit",
     "NotEnoughReviews",
-    "counted_reviews",
+    "Split",
     "fit",
-    "optimizer_available",
+    "items_of",
+    "split",
 ]
 
-# The fit learns only from reviews a day or more after the card's previous one, in mini-batches
-# of about 512 (as fsrs's optimizer, which returns its defaults unchanged below one batch). So
-# the earlier part we fit on must hold 512 of them, and the later part the remaining 20 %.
+# Reviews here are fsrs-rs items: answers a day or more after the card's previous one (see
+# items.py). The earlier part we fit on must hold one of fsrs-rs's batches (512), and the
+# later part the remaining 20 % to check the fit. The same number gates the Stats advice.
 MIN_TRAIN_REVIEWS = 512
 TRAIN_SHARE = 0.8
 MIN_REVIEWS = math.ceil(MIN_TRAIN_REVIEWS / TRAIN_SHARE)  # 640
+# fsrs-rs fits about 400,000 items a CPU second; past this many, it fits on a sample of whole
+# cards (the scoring still uses every later review), so a fit stays within seconds.
+MAX_FIT_ITEMS = 1_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
-Row = tuple[int, int, int, int]  # (card key, rating, reviewed_at_us, duration_ms)
+# (key, rating, reviewed_at_us, state_before, duration_ms), as Store.training_log gives them
+Answer = tuple[int, int, int, int | None, int]
 
 
 class NotEnoughReviews(StudykitError):
@@ -47,6 +56,15 @@ class NotEnoughReviews(StudykitError):
 
 
 @dataclass(frozen=True)
+class Split:
+    """A log's items cut in time: fit on `train`, score on `test` (each whole history)."""
+
+    train: list[Item]
+    test: list[Item]
+    split_us: int  # items from here on are the held-out part
+
+
+@dataclass(frozen=True)
 class Fit:
     """Fitted parameters and how they and the current ones predict the later reviews."""
 
@@ -54,75 +72,85 @@ class Fit:
     current: list[float]
     before: Score
     after: Score
-    reviews: int  # every answer used (both parts)
+    reviews: int  # every answer in the log given
     cards: int
-    train_reviews: int  # counted reviews (a day or more apart) fitted on
-    test_reviews: int  # counted reviews evaluated on
+    train_reviews: int  # items (reviews a day or more apart) fitted on
+    test_reviews: int  # items scored
     split_at: datetime  # reviews from here on are the held-out part
-    train_cards: int  # cards answered before the split
+    train_cards: int  # cards with an item before the split
     fit_cards: int  # of them, the ones fitted on (fewer when over the budget: a sample)
 
 
-def optimizer_available() -> bool:
-    """True when torch can be imported."""
-    try:
-        import torch  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def items_of(
+    answers: Iterable[Answer], forgets: Iterable[tuple[int, int]], *, next_day_at: int
+) -> list[Item]:
+    """The log's fsrs-rs items, converted as Anki converts its revlog (items.py)."""
+    return training_items(
+        (Entry(*row) for row in answers), next_day_at=next_day_at, forgets=forgets
+    )
 
 
-def counted_reviews(rows: Sequence[Row]) -> list[Prediction]:
-    """The reviews the optimizer learns from (a day or more apart), predicted with defaults."""
-    return predict(rows, None)
+def split(items: Sequence[Item]) -> Split:
+    """The first TRAIN_SHARE of items (by time) to fit on, the rest to score on.
+
+    NotEnoughReviews when there are fewer than MIN_REVIEWS.
+    """
+    if len(items) < MIN_REVIEWS:
+        raise NotEnoughReviews(len(items), MIN_REVIEWS)
+    split_us = items[math.floor(len(items) * TRAIN_SHARE)].at_us
+    train = [item for item in items if item.at_us < split_us]
+    test = [item for item in items if item.at_us >= split_us]
+    return Split(train, test, split_us)
+
+
+def _sample(items: list[Item], budget: int, *, seed: int = 0) -> list[Item]:
+    """`items` within `budget`, else those of whole cards drawn until it is reached."""
+    if len(items) <= budget:
+        return items
+    per_card: dict[int, int] = {}
+    for item in items:
+        per_card[item.key] = per_card.get(item.key, 0) + 1
+    keys = sorted(per_card)
+    random.Random(seed).shuffle(keys)
+    chosen, filled = set(), 0
+    for key in keys:
+        if filled + per_card[key] <= budget:
+            chosen.add(key)
+            filled += per_card[key]
+    return [item for item in items if item.key in chosen]
 
 
 def fit(
-    rows: Sequence[Row],
+    answers: Sequence[Answer],
     *,
+    next_day_at: int,
+    forgets: Iterable[tuple[int, int]] = (),
     current: Sequence[float] | None = None,
-    progress: Callable[[int, int], None] | None = None,
-    budget: int | None = None,
+    relearning_steps: int = 1,
+    budget: int = MAX_FIT_ITEMS,
 ) -> Fit:
     """Fit on the earlier reviews, score current and fitted parameters on the later ones.
 
-    The split is in time: the first 80 % of counted reviews (and every answer before the
-    last of them) are fitted on; the later ones are only predicted, with each card's whole
-    earlier history replayed. NotEnoughReviews when fewer than MIN_REVIEWS are counted.
-    `progress(done, total)` is called after each mini-batch. Past `budget` counted reviews
-    (MAX_FIT_REVIEWS) the fit runs on a sample of whole cards; the scoring still uses all.
+    `answers` and `forgets` as `StudySession.training_log` gives them; `next_day_at` is the
+    coming day boundary (epoch s). The split is in time (see `split`). EngineMissing when
+    fsrs-rs-python is not installed, NotEnoughReviews when too few reviews count.
     """
-    import torch
-
-    from studykit.memory.fsrs_fit import MAX_FIT_REVIEWS, fit_parameters, histories, sample_cards
-
+    if not engine.available():
+        raise engine.EngineMissing("`studykit optimize`")
+    parts = split(items_of(answers, forgets, next_day_at=next_day_at))
     current_params = list(current) if current is not None else list(DEFAULT_PARAMETERS)
-    before_all = predict(rows, current_params)
-    if len(before_all) < MIN_REVIEWS:
-        raise NotEnoughReviews(len(before_all), MIN_REVIEWS)
-    cut = math.floor(len(before_all) * TRAIN_SHARE)
-    split_us = before_all[cut].reviewed_at_us
-    train = [row for row in rows if row[2] < split_us]
-    threads = torch.get_num_threads()
-    # The tensors are a few thousand numbers: a second thread costs more than it saves.
-    torch.set_num_threads(1)
-    earlier = histories(train)
-    sample = sample_cards(earlier, MAX_FIT_REVIEWS if budget is None else budget)
-    try:
-        fitted = fit_parameters(sample, DEFAULT_PARAMETERS, progress=progress)
-    finally:
-        torch.set_num_threads(threads)
-    after_all = predict(rows, fitted)
+    sample = _sample(parts.train, budget)
+    fitted = engine.fit(sample, relearning_steps=relearning_steps)
     return Fit(
         parameters=fitted,
         current=current_params,
-        before=score([p for p in before_all if p.reviewed_at_us >= split_us]),
-        after=score([p for p in after_all if p.reviewed_at_us >= split_us]),
-        reviews=len(rows),
-        cards=len({row[0] for row in rows}),
-        train_reviews=sample.reviews,
-        test_reviews=len(before_all) - cut,
-        split_at=_EPOCH + timedelta(microseconds=split_us),
-        train_cards=earlier.cards,
-        fit_cards=sample.cards,
+        before=engine.evaluate(current_params, parts.test),
+        after=engine.evaluate(fitted, parts.test),
+        reviews=len(answers),
+        cards=len({row[0] for row in answers}),
+        train_reviews=len(sample),
+        test_reviews=len(parts.test),
+        split_at=_EPOCH + timedelta(microseconds=parts.split_us),
+        train_cards=len({item.key for item in parts.train}),
+        fit_cards=len({item.key for item in sample}),
     )

@@ -8,6 +8,11 @@ from typing import Any
 
 import numpy as np
 
+from studykit.core.config import Settings
+from studykit.core.easydays import NORMAL_WEEK, WEEKDAYS, describe
+from studykit.srs.balance import MAX_BALANCED_DAYS, pick_day, spread
+from studykit.srs.scheduler import fuzz_range
+
 __all__ = [
     "MAX_CARDS",
     "MAX_DAYS",
@@ -15,9 +20,10 @@ __all__ = [
     "Costs",
     "Row",
     "curve",
+    "normal_days",
     "plot_lines",
-    "recommend",
     "simulate_workload",
+    "week_lines",
     "with_current",
 ]
 
@@ -48,6 +54,59 @@ class Row:
     minutes_per_day: float
     remembered: float
     minutes_per_remembered: float
+    daily: tuple[float, ...] = ()  # reviews of studied cards on each simulated day
+
+    def per_weekday(self, first_weekday: int) -> tuple[float, ...]:
+        """Mean reviews per weekday, Monday first; day 0 was `first_weekday` (0 = Monday)."""
+        sums, counts = [0.0] * 7, [0] * 7
+        for day, reviews in enumerate(self.daily):
+            weekday = (first_weekday + day) % 7
+            sums[weekday] += reviews
+            counts[weekday] += 1
+        return tuple(total / n if n else 0.0 for total, n in zip(sums, counts, strict=True))
+
+
+class _Days:
+    """Due days as studykit schedules them: the load balancer and Easy Days, or exact."""
+
+    def __init__(
+        self,
+        horizon: int,
+        due: np.ndarray,
+        *,
+        balance: bool,
+        easy_days: Sequence[float],
+        weekday: int,
+    ) -> None:
+        self.load = [0] * horizon  # cards due on each simulated day
+        self.even = balance
+        self.balance = balance or any(share < 1 for share in easy_days)
+        self.easy_days = easy_days
+        self.weekday = weekday
+        for day in due[due < horizon].tolist():
+            self.load[max(0, int(day))] += 1
+
+    def _count(self, day: int) -> int:
+        return self.load[day] if day < len(self.load) else 0
+
+    def schedule(self, today: int, intervals: np.ndarray) -> np.ndarray:
+        """Due days of cards answered `today`; one by one when balancing, each seeing the last."""
+        if not self.balance:
+            return today + intervals
+        out = np.empty(len(intervals))
+        for i, interval in enumerate(intervals.tolist()):
+            days = int(interval)
+            bounds = fuzz_range(days, 36500) if days <= MAX_BALANCED_DAYS else None
+            if bounds is not None:
+                lower, upper = bounds
+                ahead = range(today + lower, today + upper + 1)
+                counts = [self._count(day) for day in ahead]
+                shares = [self.easy_days[(self.weekday + day) % 7] for day in ahead]
+                days = pick_day(lower, days, counts, shares, even=self.even)
+            out[i] = today + days
+            if today + days < len(self.load):
+                self.load[today + days] += 1
+        return out
 
 
 class _Model:
@@ -103,8 +162,16 @@ def simulate_workload(
     difficulty: Sequence[float] = (),
     elapsed: Sequence[float] = (),
     seed: int = 0,
+    balance: bool = False,
+    easy_days: Sequence[float] = NORMAL_WEEK,
+    weekday: int = 0,
 ) -> Row:
-    """Simulate `days` days at one desired retention; cards answered before start with S, D."""
+    """Simulate `days` days at one desired retention; cards answered before start with S, D.
+
+    With `balance` or Easy Days other than a normal week, due days are chosen one by one as
+    the scheduler chooses them (srs/balance.py); day 0 is weekday `weekday` (0 = Monday).
+    Intervals are otherwise exact (no fuzz).
+    """
     if not 1 <= days <= MAX_DAYS:
         raise ValueError(f"days must be from 1 to {MAX_DAYS}, got {days}")
     model = _Model(parameters)
@@ -129,6 +196,8 @@ def simulate_workload(
     due[:old] = last[:old] + model.interval(s[:old], retention)
     introduced = old
     answers = seconds = 0.0
+    daily = np.zeros(days)
+    planner = _Days(days, due[:old], balance=balance, easy_days=easy_days, weekday=weekday)
     first = np.asarray(costs.first_rating) / sum(costs.first_rating)
     for day in range(days):
         # Reviews first (the most overdue first, up to the limit), then new cards.
@@ -148,7 +217,8 @@ def simulate_workload(
             s[waiting] = model.next_stability(s[waiting], d[waiting], r, g)
             d[waiting] = model.next_difficulty(d[waiting], g)
             last[waiting] = day
-            due[waiting] = day + model.interval(s[waiting], retention)
+            due[waiting] = planner.schedule(day, model.interval(s[waiting], retention))
+            daily[day] = len(waiting)
             forgot = int((~recalled).sum())
             answers += len(waiting) + forgot  # a lapse is relearnt the same day
             seconds += recalled.sum() * costs.recall + forgot * (costs.forget + costs.recall)
@@ -159,7 +229,7 @@ def simulate_workload(
             s[part] = model.w[g - 1]
             d[part] = np.clip(model.initial_difficulty(g), 1, 10)
             last[part] = day
-            due[part] = day + model.interval(s[part], retention)
+            due[part] = planner.schedule(day, model.interval(s[part], retention))
             introduced += fresh
             answers += fresh
             seconds += fresh * costs.new
@@ -173,32 +243,67 @@ def simulate_workload(
         minutes_per_day=float(minutes) / days,
         remembered=remembered,
         minutes_per_remembered=float(minutes) / remembered if remembered > 0 else float("inf"),
+        daily=tuple(float(x) for x in daily / copies),
     )
 
 
 def curve(
     parameters: Sequence[float],
     inputs: dict[str, Any],
+    settings: Settings,
     *,
     days: int,
-    new_per_day: int,
-    reviews_per_day: int,
     retentions: Sequence[float] = RETENTIONS,
+    balance: bool | None = None,
 ) -> list[Row]:
-    """One row per retention for the cards `StudySession.workload_inputs()` describes."""
+    """One row per retention for the cards `StudySession.workload_inputs()` describes.
+
+    Scheduled with the settings' limits, load balancer and Easy Days (`balance=False`: exact
+    intervals on a normal week, to compare).
+    """
+    balanced = settings.load_balancer if balance is None else balance
     return [
         simulate_workload(
             parameters,
             retention=retention,
             days=days,
             new_cards=inputs["new"],
-            new_per_day=new_per_day,
-            reviews_per_day=reviews_per_day,
+            new_per_day=settings.new_per_day,
+            reviews_per_day=settings.reviews_per_day,
             stability=inputs["stability"],
             difficulty=inputs["difficulty"],
             elapsed=inputs["elapsed"],
+            balance=balanced,
+            easy_days=settings.easy_days if balance is not False else NORMAL_WEEK,
+            weekday=inputs.get("weekday", 0),
         )
         for retention in retentions
+    ]
+
+
+def normal_days(row: Row, easy_days: Sequence[float], weekday: int) -> list[float]:
+    """The simulated daily reviews of the weekdays Easy Days leave normal, in order."""
+    return [n for day, n in enumerate(row.daily) if easy_days[(weekday + day) % 7] == 1]
+
+
+def week_lines(row: Row, plain: Row, settings: Settings, weekday: int) -> list[str]:
+    """Reviews per weekday and the day-to-day change on normal days at one retention, beside
+    `plain` (the same without the load balancer and Easy Days)."""
+    how = [
+        f"load balancer {'on' if settings.load_balancer else 'off'}",
+        f"Easy Days {describe(settings.easy_days) or 'none'}",
+    ]
+    per_day = " · ".join(
+        f"{name.capitalize()} {value:.0f}"
+        for name, value in zip(WEEKDAYS, row.per_weekday(weekday), strict=True)
+    )
+    easy = settings.easy_days
+    return [
+        f"Your days at {row.retention:.2f} ({', '.join(how)}):",
+        f"  reviews per weekday  {per_day}",
+        f"  day-to-day change    {spread(normal_days(row, easy, weekday)):.1f} reviews on "
+        f"normal days ({spread(normal_days(plain, easy, weekday)):.1f} without the load "
+        "balancer and Easy Days)",
     ]
 
 
@@ -207,17 +312,13 @@ def with_current(retentions: Sequence[float], current: float) -> tuple[float, ..
     return tuple(sorted({*retentions, round(current, 3)}))
 
 
-def recommend(rows: Sequence[Row]) -> Row:
-    """The row with the least time per card remembered."""
-    return min(rows, key=lambda row: row.minutes_per_remembered)
-
-
 def plot_lines(
-    rows: Sequence[Row], best: Row, *, current: float | None = None, width: int = 40
+    rows: Sequence[Row], best: float | None, *, current: float | None = None, width: int = 40
 ) -> list[str]:
     """A terminal bar per retention: minutes per card remembered, the curve to minimise.
 
-    The recommended row is marked, and the row of `current`, the retention in use.
+    The row of `best`, the recommended retention (None: none yet), is marked, and the row
+    of `current`, the retention in use.
     """
     finite = [r.minutes_per_remembered for r in rows if np.isfinite(r.minutes_per_remembered)]
     top = max(finite, default=1.0) or 1.0
@@ -226,7 +327,7 @@ def plot_lines(
         value = row.minutes_per_remembered
         bar = "█" * max(1, round(width * value / top)) if np.isfinite(value) else "∞"
         marks = [
-            *(["recommended"] if row is best else []),
+            *(["recommended"] if best is not None and row.retention == round(best, 3) else []),
             *(["yours"] if current is not None and row.retention == round(current, 3) else []),
         ]
         mark = f"  ◀ {', '.join(marks)}" if marks else ""

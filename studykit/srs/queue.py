@@ -195,6 +195,15 @@ class DeckIndex:
                 result[new] += 1
         return result
 
+    def due_on_days(self, edges: Sequence[int]) -> list[int]:
+        """Scheduled cards due between consecutive `edges`; none before the first counted."""
+        result = [0] * (len(edges) - 1)
+        for bucket in (self.learning, self.review):
+            cuts = [bisect_left(bucket, (edge, -1)) for edge in edges]
+            for k in range(len(result)):
+                result[k] += cuts[k + 1] - cuts[k]
+        return result
+
     def next_due_us(self, now_us: int) -> int | None:
         """Earliest due time after `now_us` of a scheduled, unsuspended card (bury counted)."""
         best: int | None = None

@@ -3,26 +3,30 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 import fsrs
 from fsrs import Rating, State
+from fsrs.scheduler import FUZZ_RANGES
 
 __all__ = [
     "DEFAULT_LEARNING_STEPS",
     "DEFAULT_RELEARNING_STEPS",
+    "Balance",
     "Rating",
     "Scheduler",
     "State",
     "card_key",
     "ensure_utc",
+    "fuzz_range",
     "utc_now",
 ]
 
 DEFAULT_LEARNING_STEPS: tuple[timedelta, ...] = (timedelta(minutes=1), timedelta(minutes=10))
 DEFAULT_RELEARNING_STEPS: tuple[timedelta, ...] = (timedelta(minutes=10),)
 _KEY_MASK = (1 << 63) - 1
+Balance = Callable[[int, int, int], int | None]  # (days, lower, upper) -> chosen days
 
 
 def card_key(deck_id: str, card_id: str) -> int:
@@ -30,6 +34,23 @@ def card_key(deck_id: str, card_id: str) -> int:
     # "/" cannot occur in an id (ID_PATTERN), so ("a", "b-c") and ("a-b", "c") never collide.
     digest = hashlib.blake2b(f"{deck_id}/{card_id}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") & _KEY_MASK
+
+
+def fuzz_range(days: int, maximum: int) -> tuple[int, int] | None:
+    """The days fsrs's fuzz may give an interval of `days` (None: not fuzzed, under 2.5).
+
+    fsrs.Scheduler._get_fuzz_range's arithmetic (private there), which is Anki's. (fsrs then
+    rounds a uniform draw over [lower, upper + 1), so its own fuzz now and then gives upper + 1;
+    Anki's floors it, and so does the balancer, which picks inside these bounds.)
+    """
+    if days < 2.5:
+        return None
+    delta = 1.0
+    for part in FUZZ_RANGES:
+        delta += part["factor"] * max(min(float(days), part["end"]) - part["start"], 0.0)
+    upper = min(round(days + delta), maximum)
+    lower = min(max(2, round(days - delta)), upper)
+    return lower, upper
 
 
 def utc_now() -> datetime:
@@ -101,11 +122,34 @@ class Scheduler:
         return fsrs.Card(card_id=card_id, state=State.Learning, step=0, due=ensure_utc(now))
 
     def review(
-        self, card: fsrs.Card, rating: Rating, *, now: datetime, duration_ms: int | None = None
+        self,
+        card: fsrs.Card,
+        rating: Rating,
+        *,
+        now: datetime,
+        duration_ms: int | None = None,
+        balance: Balance | None = None,
     ) -> tuple[fsrs.Card, fsrs.ReviewLog]:
-        """The card after answering `rating` at `now`, and fsrs's review log."""
+        """The card after answering `rating` at `now`, and fsrs's review log.
+
+        With fuzzing on and a `balance(days, lower, upper)`, a review interval's day within
+        the fuzz range is the one `balance` picks (srs/balance.py); where it returns None,
+        or without it, fsrs's own fuzz draws it.
+        """
+        now = ensure_utc(now)
+        if balance is not None and self.enable_fuzzing:
+            exact, log = self._exact.review_card(
+                card, Rating(rating), review_datetime=now, review_duration=duration_ms
+            )
+            days = (exact.due - now).days
+            bounds = fuzz_range(days, self.maximum_interval)
+            if exact.state == State.Review and bounds is not None:
+                chosen = balance(days, *bounds)
+                if chosen is not None:
+                    exact.due = now + timedelta(days=chosen)
+                    return exact, log
         return self._engine.review_card(
-            card, Rating(rating), review_datetime=ensure_utc(now), review_duration=duration_ms
+            card, Rating(rating), review_datetime=now, review_duration=duration_ms
         )
 
     def preview(self, card: fsrs.Card, *, now: datetime) -> dict[Rating, timedelta]:

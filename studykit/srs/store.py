@@ -302,6 +302,30 @@ class Store(AnkiLinks):
             sql += f" AND deck_id IN ({', '.join('?' for _ in params)})"
         return [tuple(row) for row in self._query(sql + " ORDER BY reviewed_at_us, id", params)]
 
+    def training_log(
+        self, deck_ids: Sequence[str] | None = None
+    ) -> tuple[list[tuple[int, int, int, int | None, int]], list[tuple[int, int]]]:
+        """What the optimizer converts: answers and forgets, oldest first.
+
+        Answers are (key, rating, reviewed_at_us, state_before, duration_ms) without
+        imported rows;
+        forgets (resets to new) are (key, forgotten_at_us).
+        """
+        params: tuple[str, ...] = ()
+        where = ""
+        if deck_ids is not None:
+            params = tuple(deck_ids)
+            where = f" AND deck_id IN ({', '.join('?' for _ in params)})"
+        answers = self._query(
+            "SELECT key, rating, reviewed_at_us, state_before, duration_ms FROM review_log "
+            f"WHERE source IS NULL{where} ORDER BY reviewed_at_us, id",
+            params,
+        )
+        forgets = self._query(
+            f"SELECT key, forgotten_at_us FROM forget_log WHERE 1{where} ORDER BY id", params
+        )
+        return [tuple(row) for row in answers], [tuple(row) for row in forgets]
+
     def review_count(self) -> int:
         """How many answers the log holds, here or elsewhere (imported rows are not answers)."""
         rows = self._query(f"SELECT count(*) FROM review_log WHERE {COUNTS_AS_ANSWER}")

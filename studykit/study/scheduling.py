@@ -5,10 +5,11 @@ workload simulation starts from."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime, tzinfo
 from typing import Any
 
 from studykit.core.config import Settings
+from studykit.srs.balance import Balancer, day_balancer
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.replay import replayed_state
 from studykit.srs.scheduler import Scheduler
@@ -29,12 +30,16 @@ class Scheduling:
         *,
         fuzz: bool,
         now: Callable[[], datetime],
+        study_day: Callable[[datetime], date],
+        tz: tzinfo | None,
     ) -> None:
         self._store = store
         self._decks = decks
         self._settings = settings
         self._fuzz = fuzz
         self._now = now
+        self._study_day = study_day
+        self._tz = tz
         self._schedulers: dict[tuple[float, tuple[float, ...] | None], Scheduler] = {}
         self._models: dict[str, dict[str, Any]] | None = None  # memory_model rows, read lazily
 
@@ -54,6 +59,21 @@ class Scheduling:
             )
             self._schedulers[retention, parameters] = scheduler
         return scheduler
+
+    def balancer(self, deck: ScheduledDeck, now: datetime) -> Balancer | None:
+        """Picks a review's day from the due counts ahead, with the deck's Easy Days."""
+        settings = self._settings
+        easy_days = self._decks.outlines[deck.id].easy_days or settings.easy_days
+        if not settings.load_balancer and min(easy_days) == 1:
+            return None
+        return day_balancer(
+            self._decks.all(),
+            today=self._study_day(now),
+            hour=settings.rollover_hour,
+            tz=self._tz,
+            easy_days=easy_days,
+            even=settings.load_balancer,
+        )
 
     def _stored(self) -> dict[str, dict[str, Any]]:
         if self._models is None:
@@ -125,10 +145,11 @@ class Scheduling:
         return len(moved)
 
     def workload_inputs(self) -> dict[str, Any]:
-        """Loaded, unsuspended cards: how many are new, and S, D, days since review of the rest."""
+        """Loaded, unsuspended cards: how many are new; S, D, days since review, days to due
+        (negative when overdue) and lapses of the rest."""
         now = self._now()
         states = {state.key: state for state in self._store.load_states()}
-        new, stability, difficulty, elapsed = 0, [], [], []
+        new, stability, difficulty, elapsed, due_in, lapses = 0, [], [], [], [], []
         for index in self._decks.all():
             for pos in range(len(index.deck.cards)):
                 state = states.get(index.key(pos))
@@ -140,4 +161,15 @@ class Scheduling:
                 stability.append(state.stability)
                 difficulty.append(state.difficulty or 5.0)
                 elapsed.append(max(0.0, (now - state.last_review).total_seconds() / 86400))
-        return {"new": new, "stability": stability, "difficulty": difficulty, "elapsed": elapsed}
+                due = state.due or now
+                due_in.append((due - now).total_seconds() / 86400)
+                lapses.append(state.lapses)
+        return {
+            "new": new,
+            "stability": stability,
+            "difficulty": difficulty,
+            "elapsed": elapsed,
+            "due_in": due_in,
+            "lapses": lapses,
+            "weekday": self._study_day(now).weekday(),  # of today, the simulation's day 0
+        }

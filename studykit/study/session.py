@@ -8,13 +8,12 @@ from worker threads.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
 from types import TracebackType
-from typing import Any, Concatenate, ParamSpec, Self, TypeVar
+from typing import Any, Self
 
 from studykit.content.loading import Library, load_library
 from studykit.content.loading.outline import DeckOutline
@@ -29,6 +28,7 @@ from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
 from studykit.study.card import StudyCard
 from studykit.study.card_search import CardSearch
 from studykit.study.decks import LoadedDecks, NotLoadedError, fresh_state
+from studykit.study.locking import synchronized
 from studykit.study.scheduling import Scheduling
 from studykit.study.search import Query
 from studykit.study.stats import Stats, collect_stats
@@ -51,22 +51,6 @@ __all__ = [
 
 # The UI never touches SQL or fsrs, except the `Rating` enum re-exported here. One session per
 # database at a time: another process's answers are not seen until the session is reopened.
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _synchronized(
-    method: Callable[Concatenate[StudySession, P], R],
-) -> Callable[Concatenate[StudySession, P], R]:
-    """Run the method under the session's lock (the UI may call from worker threads)."""
-
-    @functools.wraps(method)
-    def locked(self: StudySession, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self._lock:
-            return method(self, *args, **kwargs)
-
-    return locked
 
 
 class StudySession:
@@ -96,6 +80,8 @@ class StudySession:
             settings,
             fuzz=settings.enable_fuzzing if enable_fuzzing is None else enable_fuzzing,
             now=self.now,
+            study_day=self.study_day,
+            tz=tz,
         )
         """Schedulers and memory models."""
         self.today = Today(store, self.decks, settings, now=self.now, day_bounds=self.day_bounds)
@@ -149,22 +135,22 @@ class StudySession:
 
     # -- queue (the today part) -----------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def deck_counts(self) -> list[DeckCounts]:
         """Every loaded deck, by name, with what is available today of its own cards."""
         return self.today.deck_counts()
 
-    @_synchronized
+    @synchronized
     def remaining(self, deck_id: str | None = None) -> tuple[int, int, int]:
         """(new, learning, due) left today in one deck (its own cards) or in all of them."""
         return self.today.scope_remaining(None if deck_id is None else (deck_id,))
 
-    @_synchronized
+    @synchronized
     def scope_remaining(self, deck_ids: Sequence[str] | None) -> tuple[int, int, int]:
         """(new, learning, due) that studying these decks together serves today (None: all)."""
         return self.today.scope_remaining(deck_ids)
 
-    @_synchronized
+    @synchronized
     def next_card(
         self, deck_id: str | None = None, *, scope: Sequence[str] | None = None
     ) -> StudyCard | None:
@@ -175,12 +161,12 @@ class StudySession:
         """
         return self.today.next_card(deck_id, scope)
 
-    @_synchronized
+    @synchronized
     def study_card(self, deck_id: str, card_id: str) -> StudyCard:
         """The StudyCard of one loaded card (NotLoadedError if it is not loaded)."""
         return self.decks.study_card(deck_id, card_id)
 
-    @_synchronized
+    @synchronized
     def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
         """The suspended cards (manual and leeches) of one deck or all, in deck order."""
         return [
@@ -190,14 +176,14 @@ class StudySession:
             if index.slots[pos].suspended
         ]
 
-    @_synchronized
+    @synchronized
     def next_due(self, deck_id: str | None = None) -> datetime | None:
         """The earliest due time after now of a scheduled card (UTC), if any."""
         return self.today.next_due(deck_id)
 
     # -- changes ---------------------------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def intervals(self, card: StudyCard) -> dict[Rating, timedelta]:
         """The next interval for each rating (without fuzz); nothing changes."""
         now = self.now()
@@ -205,7 +191,7 @@ class StudySession:
         state = self.store.get_state(fresh.key) or fresh
         return self.scheduling.scheduler(card.deck).preview(to_fsrs(state, now), now=now)
 
-    @_synchronized
+    @synchronized
     def answer(
         self,
         card: StudyCard,
@@ -218,10 +204,11 @@ class StudySession:
         rating = Rating(rating)
         now, _, _ = self.today.window()  # before the write, so a new day's recount cannot see it
         scheduler = self.scheduling.scheduler(card.deck)
+        balance = self.scheduling.balancer(card.deck, now)
 
         def decide(before: CardState) -> CardState:
             reviewed, _ = scheduler.review(
-                to_fsrs(before, now), rating, now=now, duration_ms=duration_ms
+                to_fsrs(before, now), rating, now=now, duration_ms=duration_ms, balance=balance
             )
             return answered(
                 before, reviewed, rating, now=now, leech_lapses=self.settings.leech_lapses
@@ -241,7 +228,7 @@ class StudySession:
         self.today.tally.record(card.deck.id, before.state)
         self._undo.push("rate", before, log_id)
 
-    @_synchronized
+    @synchronized
     def undo_last(self) -> Undone | None:
         """Undo the last action of any kind (persisted); None when there is nothing to undo.
 
@@ -257,28 +244,28 @@ class StudySession:
         self.decks.reindexer(card.deck.id, card.card.id)(after)
         self._undo.push(action, before)
 
-    @_synchronized
+    @synchronized
     def bury(self, card: StudyCard) -> None:
         """Hide a card until the next rollover."""
         _, end = self.day_bounds(self.now())
         self._change(card, "bury", lambda state: replace(state, buried_until=end))
 
-    @_synchronized
+    @synchronized
     def suspend(self, card: StudyCard) -> None:
         """Hide a card until it is unsuspended."""
         self._change(card, "suspend", lambda state: replace(state, suspended=True))
 
-    @_synchronized
+    @synchronized
     def unsuspend(self, card: StudyCard) -> None:
         """Show a suspended card again (a leech keeps its leech flag)."""
         self._change(card, "unsuspend", lambda state: replace(state, suspended=False))
 
-    @_synchronized
+    @synchronized
     def unbury(self, card: StudyCard) -> None:
         """Show a buried card again today."""
         self._change(card, "unbury", lambda state: replace(state, buried_until=None))
 
-    @_synchronized
+    @synchronized
     def forget(self, card: StudyCard) -> bool:
         """Reset a card to new; its review history stays, and the forget is logged for undo.
 
@@ -292,18 +279,18 @@ class StudySession:
         self._undo.push("forget", before, log_id)
         return True
 
-    @_synchronized
+    @synchronized
     def is_buried(self, card: StudyCard) -> bool:
         """True while a card is buried."""
         found = self.decks.find(card.deck.id, card.card.id)
         return found is not None and found[0].is_buried(found[1], to_us(self.now()))
 
-    @_synchronized
+    @synchronized
     def is_due(self, card: StudyCard) -> bool:
         """True when a scheduled card is due before today's rollover (new cards are not due)."""
         return self.today.is_due(card)
 
-    @_synchronized
+    @synchronized
     def apply_synced(self, merge: Callable[[], Sequence[CardState]]) -> None:
         """Run a sync's merge under the lock; its states go into the queue, undo starts afresh."""
         for state in merge():
@@ -313,7 +300,7 @@ class StudySession:
 
     # -- browsing (the card_search part) ---------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def browse(
         self, query: Query, *, deck_id: str | None = None, limit: int = BROWSE_LIMIT
     ) -> Browse:
@@ -323,24 +310,24 @@ class StudySession:
         """
         return self.card_search.browse(query, deck_id=deck_id, limit=limit)
 
-    @_synchronized
+    @synchronized
     def card_row(self, card: StudyCard) -> CardRow:
         """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
         return self.card_search.card_row(card)
 
-    @_synchronized
+    @synchronized
     def card_history(self, card: StudyCard) -> list[HistoryRow]:
         """A card's answers and forgets, oldest first."""
         return self.card_search.card_history(card)
 
     # -- export ----------------------------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def scheduling_records(self, deck_ids: Sequence[str]) -> tuple[list[CardState], list[Answer]]:
         """The stored card states of these decks and their answers, oldest first (read only)."""
         return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
 
-    @_synchronized
+    @synchronized
     def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:
         """The FSRS parameters one deck is scheduled with."""
         return self.scheduling.scheduler(self.decks.index(deck_id).deck).parameters
@@ -351,22 +338,31 @@ class StudySession:
         """Ids of a deck and its sub-decks (None: every deck); NotLoadedError if unknown."""
         return self.decks.deck_scope(deck_id)
 
-    @_synchronized
+    @synchronized
     def review_rows(self, deck_id: str | None = None) -> list[tuple[int, int, int, int]]:
         """(card key, rating, reviewed_at_us, duration_ms) of the log, oldest first."""
         return self.store.review_rows(self.deck_scope(deck_id))
 
-    @_synchronized
+    @synchronized
+    def training_log(
+        self, deck_id: str | None = None
+    ) -> tuple[list[tuple[int, int, int, int | None, int]], list[tuple[int, int]], int]:
+        """Answers and forgets for the optimizer (see Store.training_log) and the next day
+        boundary in epoch seconds."""
+        answers, forgets = self.store.training_log(self.deck_scope(deck_id))
+        return answers, forgets, to_us(self.day_bounds(self.now())[1]) // 1_000_000
+
+    @synchronized
     def has_reviews(self) -> bool:
         """True when the review log holds at least one answer."""
         return self.store.review_count() > 0
 
-    @_synchronized
+    @synchronized
     def memory_model(self, deck_id: str | None = None) -> dict[str, Any] | None:
         """The stored model a deck (or, with None, the collection) is scheduled with, if any."""
         return self.scheduling.memory_model(deck_id)
 
-    @_synchronized
+    @synchronized
     def set_memory_model(
         self,
         deck_id: str | None,
@@ -382,19 +378,20 @@ class StudySession:
             deck_id, parameters, reviews=reviews, cards=cards, log_loss=log_loss, rmse=rmse
         )
 
-    @_synchronized
+    @synchronized
     def reschedule(self, deck_id: str | None = None) -> int:
         """Recompute memory state and due date of answered cards from their history; how many."""
         return self.scheduling.reschedule(deck_id)
 
-    @_synchronized
+    @synchronized
     def workload_inputs(self) -> dict[str, Any]:
-        """Loaded, unsuspended cards: how many are new, and S, D, days since review of the rest."""
+        """Loaded, unsuspended cards: how many are new; S, D, days since review, days to due
+        (negative when overdue) and lapses of the rest."""
         return self.scheduling.workload_inputs()
 
     # -- experiment cache ------------------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def cached_experiment(
         self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
     ) -> dict[str, Any] | None:
@@ -403,7 +400,7 @@ class StudySession:
             name=name, params=params, seed=seed, device=device, torch_version=torch_version
         )
 
-    @_synchronized
+    @synchronized
     def store_experiment(self, result: dict[str, Any]) -> None:
         """Cache an experiment result; its name, params, seed, device and torch version key it."""
         self.store.put_experiment_result(
@@ -418,7 +415,7 @@ class StudySession:
 
     # -- statistics ------------------------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def stats(self) -> Stats:
         """Reviews today, true retention, 30-day forecast, 365-day heatmap, card totals."""
         now, _, _ = self.today.window()
@@ -433,7 +430,7 @@ class StudySession:
 
     # -- lifetime --------------------------------------------------------------------------
 
-    @_synchronized
+    @synchronized
     def other_sessions(self) -> str:
         """`another studykit (pid 42)` while other processes have the database open, else ''."""
         others = other_sessions(self.store.path)

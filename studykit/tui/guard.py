@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,9 +13,8 @@ from textual.app import App
 from textual.dom import DOMNode
 from textual.worker import Worker, WorkerState
 
-from studykit.core.errors import StudykitError
+from studykit.core.errors import USER_ERRORS, describe_error
 
-USER_ERRORS: tuple[type[BaseException], ...] = (StudykitError, sqlite3.Error, OSError)
 ERROR_LOG = "errors.log"
 """In the data dir: the tracebacks of errors the app caught and carried on from."""
 ERROR_LOG_BYTES = 1 << 20
@@ -32,18 +30,6 @@ if TYPE_CHECKING:
     _Pump = MessagePump
 else:
     _Pump = object
-
-
-def describe_error(error: BaseException) -> str:
-    """One or two lines saying what went wrong, for a user."""
-    if isinstance(error, StudykitError):
-        return str(error)
-    if isinstance(error, sqlite3.Error):
-        return f"The study database failed: {error}"
-    if isinstance(error, OSError) and error.strerror:
-        where = f": {error.filename}" if error.filename else ""
-        return f"{error.strerror}{where}"
-    return f"Unexpected error ({type(error).__name__}): {error}"
 
 
 @contextmanager

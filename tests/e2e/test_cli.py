@@ -168,7 +168,7 @@ def test_importing_the_cli_stays_light(tmp_path: Path) -> None:
         """
         import sys
         import studykit.cli
-        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual")
+        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual", "fsrs_rs_python")
         heavy = [m for m in names if m in sys.modules]
         print(",".join(heavy))
         """,
@@ -187,7 +187,7 @@ def test_help_does_not_import_the_app(tmp_path: Path) -> None:
             main(["--help"])
         except SystemExit:
             pass
-        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual")
+        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual", "fsrs_rs_python")
         heavy = [m for m in names if m in sys.modules]
         print("HEAVY:" + ",".join(heavy))
         """,
@@ -217,7 +217,7 @@ def test_the_first_screen_imports_no_heavy_modules(tmp_path: Path) -> None:
                 assert isinstance(app.screen, HomeScreen), app.screen
 
         asyncio.run(main())
-        heavy = ("torch", "sympy", "genanki", "anki", "matplotlib")
+        heavy = ("torch", "sympy", "genanki", "anki", "matplotlib", "fsrs_rs_python")
         print("HEAVY:" + ",".join(m for m in heavy if m in sys.modules))
         """,
         tmp_path,

@@ -123,7 +123,7 @@ def test_over_budget_exits_2_with_the_estimate_budget_and_what_to_lower(tmp_path
     assert code == 2 and out == ""
     assert err == (
         "studykit: error: test-sized would need ~3.0 GiB, ~1.0 s, over the budget "
-        "(memory 3.0 GiB > 2.0 GiB); lower `size`, `steps`, or raise the budget "
+        "(memory 3.0 GiB > 2.0 GiB); lower `size`, or raise the budget "
         "(--budget, or experiment_budget in config.toml)\n"
     )
     code, out, err = invoke(

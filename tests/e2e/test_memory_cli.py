@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import pty
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -21,8 +19,15 @@ from studykit.memory.simulate import simulate
 
 START = datetime(2026, 1, 5, 9, tzinfo=UTC)
 needs_optimizer = pytest.mark.skipif(
-    not all(importlib.util.find_spec(m) for m in ("torch", "numpy")),
-    reason="the torch extra (torch, numpy) is not installed",
+    not all(importlib.util.find_spec(m) for m in ("fsrs_rs_python", "numpy")),
+    reason="fsrs-rs-python (the memory extra) or numpy (the torch extra) is not installed",
+)
+# Runs studykit's CLI as if some modules were not installed (argv: modules, then arguments).
+WITHOUT = (
+    "import sys\n"
+    "for name in sys.argv[1].split(','): sys.modules[name] = None\n"
+    "from studykit.cli import main\n"
+    "main(sys.argv[2:])"
 )
 
 
@@ -164,63 +169,108 @@ def test_optimize_apply_reschedule(studied: tuple[Path, Path], tmp_path: Path) -
 
 
 @needs_optimizer
-def test_optimize_progress_moves_on_a_terminal_and_is_silent_when_piped(
-    studied: tuple[Path, Path],
-) -> None:
+def test_optimize_prints_nothing_on_stderr(studied: tuple[Path, Path]) -> None:
     root, data = studied
     for flags in ((), ("--json",)):
         piped = run("optimize", *flags, root=root, data_dir=data)
         assert piped.returncode == 0 and piped.stderr == "", piped.stderr
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
-    leader, follower = pty.openpty()
-    command = [sys.executable, "-m", "studykit", "--root", str(root), "--data-dir", str(data)]
-    with subprocess.Popen(
-        [*command, "optimize"], stdout=subprocess.PIPE, stderr=follower, env=env
-    ) as child:
-        os.close(follower)
-        shown = b""
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # the terminal closes with the child
-                break
-            if not chunk:
-                break
-            shown += chunk
-        assert child.wait(timeout=300) == 0
-    os.close(leader)
-    steps = {int(p) for p in re.findall(rb"(\d+)%", shown)}
-    assert b"Fitting" in shown and len(steps - {0, 100}) >= 4, shown[-400:]
+
+
+def _fitted_copy(studied: tuple[Path, Path], tmp_path: Path) -> Path:
+    """A copy of the studied data dir with its own model applied."""
+    root, source = studied
+    data = tmp_path / "data"
+    shutil.copytree(source, data)
+    assert run("optimize", "--apply", root=root, data_dir=data).returncode == 0
+    return data
 
 
 @needs_optimizer
-def test_workload_rows_and_recommendation(studied: tuple[Path, Path]) -> None:
-    root, data = studied
-    result = run("workload", "--json", "--days", "90", root=root, data_dir=data)
+def test_workload_recommends_only_with_the_students_own_model(
+    studied: tuple[Path, Path], small: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from studykit.study.session import StudySession
+
+    root, plain = studied
+    # A stored model from too few reviews of one's own gives no advice either.
+    few = tmp_path / "few"
+    shutil.copytree(small[1], few)
+    with StudySession.open(Settings(root=small[0], data_dir=few)) as session:
+        session.set_memory_model(None, session.fsrs_parameters("sim"), reviews=700, cards=12)
+    cases = ((small[1], "more to go"), (few, "more to go"), (plain, "studykit optimize --apply"))
+    for data, advice in cases:
+        result = run("workload", "--json", "--days", "30", root=small[0], data_dir=data)
+        doc = json.loads(result.stdout)
+        assert doc["recommended"] is None and advice in doc["advice"]
+        text = run("workload", "--days", "30", root=small[0], data_dir=data).stdout
+        assert "◀ recommended" not in text and "Recommended desired" not in text
+        assert advice in text
+    data = _fitted_copy(studied, tmp_path)
+    result = run("workload", "--json", "--days", "45", root=root, data_dir=data)
     assert result.returncode == 0, result.stderr
     doc = json.loads(result.stdout)
     rows = doc["rows"]
-    assert len(rows) == 28 and rows[0]["retention"] == 0.7 and rows[-1]["retention"] == 0.97
+    assert rows[0]["retention"] == 0.7 and rows[-1]["retention"] == 0.97
     assert rows[-1]["reviews_per_day"] > rows[0]["reviews_per_day"]
-    assert 0.7 <= doc["recommended"] <= 0.97
+    assert 0.7 <= doc["recommended"] <= 0.95 and doc["advice"] is None
+    assert doc["parameters"].startswith("fitted on")
     assert all(0 < r["remembered"] <= 120 for r in rows)
     text = run("workload", "--days", "30", root=root, data_dir=data)
-    assert "Recommended desired retention" in text.stdout and "█" in text.stdout
+    assert f"Recommended desired retention: {doc['recommended']:.2f}" in text.stdout
     assert doc["current"] == 0.9
     (mine,) = [line for line in text.stdout.splitlines() if line.startswith("0.90 █")]
     assert mine.endswith("yours")
+    (best,) = [line for line in text.stdout.splitlines() if "◀ recommended" in line]
+    assert best.startswith(f"{doc['recommended']:.2f} █")
 
 
-def test_without_torch_the_commands_name_the_extra(small: tuple[Path, Path]) -> None:
+def test_without_numpy_workload_names_the_extra(small: tuple[Path, Path]) -> None:
     root, data = small
-    code = (
-        "import sys; sys.modules['torch'] = None; sys.modules['numpy'] = None\n"
-        "from studykit.cli import main\n"
-        f"main(['--root', {str(root)!r}, '--data-dir', {str(data)!r}, sys.argv[1]])"
+    args = ["--root", str(root), "--data-dir", str(data), "workload"]
+    result = subprocess.run(
+        [sys.executable, "-c", WITHOUT, "numpy", *args], capture_output=True, text=True
     )
-    for command in ("optimize", "workload"):
-        result = subprocess.run(
-            [sys.executable, "-c", code, command], capture_output=True, text=True, check=False
+    assert result.returncode == 2, result.stderr
+    assert "studykit[torch]" in result.stderr and "Traceback" not in result.stderr
+
+
+@needs_optimizer
+def test_without_fsrs_rs_optimize_says_how_to_install_it_and_the_rest_runs(
+    studied: tuple[Path, Path], tmp_path: Path
+) -> None:
+    root, _ = studied
+    data = _fitted_copy(studied, tmp_path)
+
+    def without_engine(*args: str) -> subprocess.CompletedProcess[str]:
+        where = ["--root", str(root), "--data-dir", str(data)]
+        return subprocess.run(
+            [sys.executable, "-c", WITHOUT, "fsrs_rs_python", *where, *args],
+            capture_output=True,
+            text=True,
         )
-        assert result.returncode == 2, result.stderr
-        assert "studykit[torch]" in result.stderr and "Traceback" not in result.stderr
+
+    refused = without_engine("optimize")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "pip install 'studykit[memory]'" in refused.stderr.splitlines()[-1]
+    workload = without_engine("workload", "--days", "30")
+    assert workload.returncode == 0, workload.stderr
+    assert "fsrs-rs-python" in workload.stdout and "studykit[memory]" in workload.stdout
+    assert "◀ recommended" not in workload.stdout
+    assert without_engine("decks").returncode == 0
+    panel = (
+        "import sys\n"
+        "sys.modules['fsrs_rs_python'] = None\n"
+        "from studykit.core.config import Settings\n"
+        "from studykit.memory.panel import memory_panel_lines\n"
+        "from studykit.study.session import StudySession\n"
+        "from pathlib import Path\n"
+        "settings = Settings(root=Path(sys.argv[1]), data_dir=Path(sys.argv[2]))\n"
+        "with StudySession.open(settings) as session:\n"
+        "    print('\\n'.join(memory_panel_lines(session)))\n"
+    )
+    stats = subprocess.run(
+        [sys.executable, "-c", panel, str(root), str(data)], capture_output=True, text=True
+    )
+    assert stats.returncode == 0, stats.stderr
+    assert "fitted on" in stats.stdout and "pip install 'studykit[memory]'" in stats.stdout
+    assert "◀ recommended" not in stats.stdout and "◀ yours" in stats.stdout

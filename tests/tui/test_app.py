@@ -22,6 +22,7 @@ from studykit.study.session import Rating, StudySession
 from studykit.tui import app as app_module
 from studykit.tui.app import LOADING_DELAY_S, StudykitApp, make_app
 from studykit.tui.messages import ReloadRequested
+from studykit.tui.palette import palette_commands
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.finish import FinishScreen
 from studykit.tui.screens.home import HomeScreen
@@ -435,7 +436,7 @@ async def test_command_palette_offers_home_notes_stats(
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        commands = {c.title: c for c in palette_commands(app)}
         assert {"Home", "Notes", "Stats"} <= set(commands)
         commands["Stats"].callback()
         await settle(pilot, lambda: isinstance(app.screen, StatsScreen))

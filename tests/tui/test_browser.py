@@ -12,6 +12,7 @@ from textual.widgets import DataTable, Input, Static
 from studykit.content.loading import load_library
 from studykit.study.session import Rating, StudySession
 from studykit.tui.app import StudykitApp, make_app
+from studykit.tui.palette import palette_commands
 from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.confirm import ConfirmScreen
 from studykit.tui.screens.home import HomeScreen
@@ -291,7 +292,7 @@ async def test_the_palette_offers_the_browser(session: StudySession) -> None:
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        commands = {c.title: c for c in palette_commands(app)}
         assert {"Browse cards", "Suspended cards"} <= set(commands)
         commands["Suspended cards"].callback()
         await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))

@@ -42,6 +42,6 @@ def test_an_over_budget_link_is_a_finding_at_its_line(tmp_path: Path) -> None:
     assert problem.kind == "experiment" and problem.subject == "test-sized"
     assert problem.message.startswith("test-sized would need ~64.0 GiB, ~1.0 s, over the budget")
     assert problem.message.endswith(
-        "lower `size`, `steps`, or raise the budget "
+        "lower `size`, or raise the budget "
         "(--budget, or experiment_budget in config.toml) (section huge)"
     )

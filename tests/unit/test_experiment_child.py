@@ -91,11 +91,11 @@ def test_a_run_over_its_memory_limit_is_a_clear_error() -> None:
             HOG.name,
             {"mib": 4096},
             device="cpu",
-            budget=Budget(bytes=256 * MIB),
+            budget=Budget(bytes=512 * MIB),
             progress=watch.progress,
         )
     message = str(caught.value)
-    assert "test-hog ran out of its memory budget of 256 MiB" in message
+    assert "test-hog ran out of its memory budget of 512 MiB" in message
     assert "raise the budget" in message and "\n" not in message
     wait_until_gone(watch.pid, 0.1)
 

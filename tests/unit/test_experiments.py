@@ -260,6 +260,14 @@ def test_long_range_float64_resolves_what_float32_underflows() -> None:
     assert 0.0 < float(values(run_cpu("long-range", **far, dtype="float64"))["rnn_ratio"]) < 1e-38
 
 
+def test_long_range_training_flushes_subnormals_only_while_it_trains() -> None:
+    # At distance 80 part of the float32 backward is subnormal: a flush left on after seed
+    # 0's training would change seed 1's profile, and so the mean ratio.
+    far = {"model": "rnn", "distance": 80, "hidden_size": 16, "seeds": 2}
+    trained = values(run_cpu("long-range", **far, train=True, steps=1))
+    assert trained["rnn_ratio"] == values(run_cpu("long-range", **far))["rnn_ratio"] > 0
+
+
 def test_long_range_training_reports_a_success_rate() -> None:
     got = values(run_cpu("long-range", model="attention", distance=3, seeds=1, train=True, steps=5))
     assert 0.0 <= float(got["attention_success"]) <= 1.0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import pytest
 from fsrs import Rating
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
-from studykit.memory.metrics import Prediction, log_loss, predict, rmse_bins
+from studykit.memory.metrics import predict
 from studykit.memory.simulate import DEFAULT_LEARNER, LearnerError, load_learner
 from studykit.srs.scheduler import Scheduler
 
@@ -19,25 +18,6 @@ np = pytest.importorskip("numpy")
 
 T0 = datetime(2026, 1, 5, 9, tzinfo=UTC)
 US = 1_000_000
-
-
-def _pred(p: float, y: int, days: int = 3, index: int = 2, lapses: int = 0) -> Prediction:
-    return Prediction(p, y, days, index, lapses, 0)
-
-
-def test_log_loss_of_perfect_and_coin_predictions() -> None:
-    assert log_loss([_pred(1.0, 1), _pred(0.0, 0)]) < 1e-6
-    assert log_loss([_pred(0.5, 1), _pred(0.5, 0)]) == pytest.approx(math.log(2))
-    assert math.isnan(log_loss([]))
-
-
-def test_rmse_bins_compares_bin_means_not_single_reviews() -> None:
-    # One bin: mean prediction 0.75 against mean outcome 0.5.
-    same_bin = [_pred(0.5, 1), _pred(1.0, 0)]
-    assert rmse_bins(same_bin) == pytest.approx(0.25)
-    # Two bins (elapsed days 1 and 30), each off by 0.2 and 0.4, weighted by size.
-    apart = [_pred(0.8, 1, days=1), _pred(0.6, 1, days=30), _pred(0.6, 1, days=30)]
-    assert rmse_bins(apart) == pytest.approx(math.sqrt((0.04 + 2 * 0.16) / 3))
 
 
 def test_predict_counts_only_reviews_a_day_apart_and_matches_fsrs() -> None:
@@ -82,7 +62,7 @@ def test_workload_formulas_agree_with_fsrs_on_long_term_reviews() -> None:
 
 
 def test_workload_rows_are_sane() -> None:
-    from studykit.memory.workload import RETENTIONS, recommend, simulate_workload
+    from studykit.memory.workload import RETENTIONS, simulate_workload
 
     rows = [
         simulate_workload(
@@ -98,7 +78,6 @@ def test_workload_rows_are_sane() -> None:
     assert rows[-1].reviews_per_day > 1.5 * rows[0].reviews_per_day
     assert rows[-1].remembered > rows[0].remembered
     assert all(0 < row.remembered <= 300 for row in rows)
-    assert 0.70 <= recommend(rows).retention <= 0.97
 
 
 def test_a_learner_file_is_checked_key_by_key(tmp_path: Path) -> None:

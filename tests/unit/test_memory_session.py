@@ -10,6 +10,7 @@ import pytest
 from fsrs.scheduler import DEFAULT_PARAMETERS
 
 from studykit.content.loading import Library
+from studykit.memory.advice import readiness
 from studykit.memory.panel import memory_panel_lines
 from studykit.srs.store import StoreError
 from studykit.study.session import Rating, StudySession
@@ -67,18 +68,43 @@ def test_reschedule_moves_due_dates_and_keeps_history(
     assert moved
 
 
-def test_memory_panel_names_the_model_and_draws_calibration_and_workload(
+def test_the_panel_gives_no_advice_below_the_threshold(
     make_session: MakeSession, small_library: Library, fixed_clock: FakeClock
 ) -> None:
-    pytest.importorskip("numpy")
     session = make_session(small_library)
-    assert memory_panel_lines(session)[0].startswith("Memory model: FSRS defaults")
+    lines = memory_panel_lines(session)
+    assert lines[0] == "Memory model: FSRS defaults"
+    assert "need 640 reviews" in lines[1] and "you have 0 (640 more to go)" in lines[1]
     _study(session, fixed_clock, 20)
+    # Even a stored model is not shown, nor a recommendation, before there are enough.
     session.set_memory_model(None, SLOW, reviews=777, cards=5, log_loss=0.4321, rmse=0.0567)
     lines = memory_panel_lines(session)
-    assert "fitted on 777 reviews" in lines[0] and "0.432" in lines[0] and "0.057" in lines[0]
+    have = readiness(session).have
+    assert 0 < have < 640 and f"you have {have} ({640 - have} more to go)" in lines[1]
+    assert not any("fitted on" in line or "◀ recommended" in line for line in lines)
+    assert not any(line.startswith("Workload") for line in lines)
     assert any(line.lstrip().startswith("predicted") and "n=" in line for line in lines)
-    assert any("recommended" in line for line in lines)
+
+
+def test_past_the_threshold_the_fitted_model_and_the_recommendation_show(
+    make_session: MakeSession, fixed_clock: FakeClock
+) -> None:
+    pytest.importorskip("numpy")
+    pytest.importorskip("fsrs_rs_python")
+    session = make_session(make_library([make_deck("many", 100, name="Many")]))
+    _study(session, fixed_clock, 50)
+    assert readiness(session).enough
+    lines = memory_panel_lines(session)
+    assert lines[0] == "Memory model: FSRS defaults" and "studykit optimize --apply" in lines[1]
+    assert not any("◀ recommended" in line for line in lines)
+    session.set_memory_model(None, SLOW, reviews=777, cards=100, log_loss=0.4321, rmse=0.0567)
+    lines = memory_panel_lines(session)
+    assert "fitted on 777 reviews" in lines[0] and "0.432" in lines[0] and "0.057" in lines[0]
+    (heading,) = [line for line in lines if line.startswith("Workload over 180 days")]
+    best = float(heading.split("recommended ")[1].split()[0])
+    assert 0.70 <= best <= 0.95 and "(fsrs-rs)" in heading
+    (marked,) = [line for line in lines if "◀ recommended" in line]
+    assert marked.startswith(f"{best:.2f} ")
 
 
 def test_store_batch_commits_once_and_keeps_each_write_atomic(tmp_path: Path) -> None:

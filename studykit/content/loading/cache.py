@@ -37,6 +37,7 @@ from studykit.content.loading.gcpause import gc_paused
 from studykit.content.loading.library import Library, yaml_files
 from studykit.content.loading.outline import CardOutline, DeckOutline
 from studykit.content.loading.problems import LoadProblem
+from studykit.core.easydays import loads_of
 from studykit.core.errors import StudykitError
 from studykit.core.files import FileRefused, read_regular
 
@@ -311,7 +312,18 @@ def _outline(deck: dict[str, Any]) -> DeckOutline:
         new_per_day=_typed(fields["new_per_day"], int, type(None)),
         reviews_per_day=_typed(fields["reviews_per_day"], int, type(None)),
         cards=tuple(CardOutline(_typed(card["f"]["id"], str)) for card in cards),
+        easy_days=_easy_days(fields["easy_days"]),
     )
+
+
+def _easy_days(value: Any) -> tuple[float, ...] | None:
+    """A deck's Easy Days from the cache's JSON (`{"d": {"sat": 0.5}}`), or None."""
+    if value is None:
+        return None
+    try:
+        return loads_of(_typed(value["d"], dict))
+    except (TypeError, KeyError, ValueError) as error:
+        raise _Miss from error
 
 
 class _Deferred:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from studykit.core.easydays import Loads, loads_of
+
 if TYPE_CHECKING:
     from studykit.content.model import Deck
 
@@ -35,6 +37,7 @@ class DeckOutline:
     new_per_day: int | None
     reviews_per_day: int | None
     cards: tuple[CardOutline, ...]
+    easy_days: Loads | None = None  # the deck's Easy Days, Monday first; None: config's
 
     @classmethod
     def of(cls, deck: Deck) -> DeckOutline:
@@ -48,4 +51,5 @@ class DeckOutline:
             deck.new_per_day,
             deck.reviews_per_day,
             tuple(CardOutline(card.id) for card in deck.cards),
+            None if deck.easy_days is None else loads_of(dict(deck.easy_days.items())),
         )

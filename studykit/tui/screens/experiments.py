@@ -18,6 +18,7 @@ from textual.widgets import Button, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from studykit.core.errors import describe_error
 from studykit.experiments import availability
 from studykit.experiments.base import (
     Cancelled,
@@ -30,7 +31,7 @@ from studykit.experiments.base import (
 from studykit.experiments.budget import Budget, describe_cost
 from studykit.experiments.cache import ExperimentCache, Runner, run_cached
 from studykit.experiments.registry import experiments
-from studykit.tui.guard import GuardedHandlers, describe_error
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING, ExperimentForm
 from studykit.tui.widgets.experiment_result import ExperimentResultView

@@ -16,9 +16,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from studykit.core.config import Settings
+from studykit.core.easydays import describe
+from studykit.core.errors import describe_error
 from studykit.study.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
-from studykit.tui.guard import GuardedHandlers, describe_error, shown_on_screen
+from studykit.tui.guard import GuardedHandlers, shown_on_screen
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -41,6 +44,17 @@ def summary_lines(stats: Stats) -> list[tuple[str, str]]:
         ("Suspended", str(stats.suspended)),
         ("Leeches", str(stats.leeches)),
     ]
+
+
+def balance_caption(settings: Settings) -> str:
+    """A line on how due days are spread: the load balancer and Easy Days ('' when off)."""
+    easy = describe(settings.easy_days)
+    if not settings.enable_fuzzing or not (settings.load_balancer or easy):
+        return ""  # both choose days inside the fuzz range: without fuzz they do nothing
+    parts = ["Load balancer on" if settings.load_balancer else "Load balancer off"]
+    if easy:
+        parts.append(f"Easy Days: {easy}")
+    return "\n" + " · ".join(parts)
 
 
 MEMORY_WORKER = "memory-panel"
@@ -122,6 +136,7 @@ class StatsScreen(GuardedHandlers, Screen[None]):
         self.query_one("#forecast-total", Static).update(
             f"Tomorrow: {stats.forecast[1] if len(stats.forecast) > 1 else 0} · "
             f"next 7 days: {week} · next 30 days: {sum(stats.forecast)}"
+            + balance_caption(self.session.settings)
         )
         self.query_one("#heatmap", Static).update(
             "\n".join(heatmap_lines(stats.heatmap, self._today()))
