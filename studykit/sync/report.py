@@ -138,9 +138,13 @@ class SyncReport:
             ("forget", self.forgets_out),
             ("card state", self.states_out),
         )
-        notes = _parts(("added", self.notes_added), ("updated", self.notes_updated))
+        notes = ", ".join(
+            f"{count} {word}"
+            for word, count in (("added", self.notes_added), ("updated", self.notes_updated))
+            if count
+        )
         out = f"Out to Anki: {went or 'nothing new'}"
-        lines.append(out + (f"; notes {notes}." if notes else "."))
+        lines.append(out + (f"; notes: {notes}." if notes else "."))
         if self.cram_left_out:
             lines.append(
                 f"{self.cram_left_out} answer(s) from an Anki filtered deck to cards that were "
