@@ -15,7 +15,7 @@ from studykit.srs.records import Answer, CardState, Forget
 from studykit.srs.scheduler import Rating, Scheduler
 from studykit.srs.transitions import answered, to_fsrs, with_memory
 
-__all__ = ["Event", "Step", "replay", "replay_events", "replayed_state"]
+__all__ = ["Event", "EventKind", "Step", "replay", "replay_events", "replayed_state"]
 
 
 def replay(

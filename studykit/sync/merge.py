@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from studykit.srs.records import ANKI_SOURCE, CardState, from_us
-from studykit.srs.replay import Event, replay_events
+from studykit.srs.replay import Event, EventKind, replay_events
 from studykit.srs.scheduler import Rating, Scheduler, State
 from studykit.sync.remote import (
     REVLOG_FILTERED,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from studykit.srs.ankilinks import MergeWrites
     from studykit.study.session import StudySession
 
-__all__ = ["FlagChange", "MergeCounts", "kind_of", "merge_into"]
+__all__ = ["FlagChange", "Incoming", "MergeCounts", "from_anki", "kind_of", "merge_into"]
 
 SEEN_SET_DUE, SEEN_CRAM, SEEN_RESCHEDULED, SEEN_OTHER = "set-due", "cram", "rescheduled", "other"
 
@@ -81,9 +81,33 @@ class MergeCounts:
 
 
 @dataclass(frozen=True)
-class _New:
-    row: RemoteRow
+class Incoming:
+    """A row from elsewhere for one card: an Anki revlog row, or a review read from Obsidian."""
+
     at: datetime
+    kind: str
+    """answer, cram, forget, set-due, rescheduled or other (`kind_of`)."""
+    rating: Rating | None = None
+    duration_ms: int = 0
+    anki_id: int | None = None
+    """The Anki revlog id: the dedupe key (None for a row from Obsidian)."""
+    source: str = ANKI_SOURCE
+    due: datetime | None = None
+    """A set due date's day, as the card has it in Anki now (None: moved since)."""
+
+
+def from_anki(row: RemoteRow, due: datetime | None = None) -> Incoming:
+    """An Anki revlog row as incoming."""
+    kind = kind_of(row)
+    rating = Rating(row.ease) if kind in ("answer", "cram") else None
+    return Incoming(
+        from_us(row.id * 1000), kind, rating, max(0, row.time_ms), row.id, ANKI_SOURCE, due
+    )
+
+
+@dataclass(frozen=True)
+class _New:
+    row: Incoming
 
 
 def _scheduler_for(session: StudySession, deck_id: str, cache: dict[str, Scheduler]) -> Scheduler:
@@ -116,15 +140,14 @@ def _scheduler_for(session: StudySession, deck_id: str, cache: dict[str, Schedul
 
 def merge_into(
     session: StudySession,
-    rows: Mapping[ScheduleRef, Sequence[RemoteRow]],
-    flags: Mapping[ScheduleRef, FlagChange],
-    set_due: Mapping[int, datetime | None],
+    rows: Mapping[ScheduleRef, Sequence[Incoming]],
+    flags: Mapping[ScheduleRef, FlagChange] | None = None,
 ) -> MergeCounts:
-    """Take new Anki rows (already deduped) and flag changes into the study database.
+    """Take new rows (already deduped) and flag changes into the study database.
 
-    `set_due` maps a set-due row's id to the due date the card has now in Anki (None when a
-    later row has moved it since). One transaction; the session's queue is updated.
+    One transaction; the session's queue is updated.
     """
+    flags = flags or {}
     counts = MergeCounts()
     schedulers: dict[str, Scheduler] = {}
     refs = list(dict.fromkeys([*rows, *flags]))
@@ -133,7 +156,7 @@ def merge_into(
         with session.store.anki_merge() as tx:
             for ref in refs:
                 state = _merge_card(
-                    session, tx, ref, rows.get(ref, ()), flags.get(ref), set_due, schedulers, counts
+                    session, tx, ref, rows.get(ref, ()), flags.get(ref), schedulers, counts
                 )
                 if state is not None:
                     counts.changed.append(state)
@@ -148,9 +171,8 @@ def _merge_card(
     session: StudySession,
     tx: MergeWrites,
     ref: ScheduleRef,
-    rows: Sequence[RemoteRow],
+    rows: Sequence[Incoming],
     flag: FlagChange | None,
-    set_due: Mapping[int, datetime | None],
     schedulers: dict[str, Scheduler],
     counts: MergeCounts,
 ) -> CardState | None:
@@ -177,29 +199,26 @@ def _merge_card(
         for at, due in tx.seen(ref.key, SEEN_SET_DUE)
     ]
     for row in rows:
-        at = from_us(row.id * 1000)
-        kind = kind_of(row)
-        if kind in ("answer", "cram"):
+        if row.kind in ("answer", "cram") and row.rating is not None:
+            kind: EventKind = "cram" if row.kind == "cram" else "answer"
             events.append(
                 Event(
-                    at,
-                    "cram" if kind == "cram" else "answer",
-                    _New(row, at),
-                    rating=Rating(row.ease),
-                    duration_ms=row.time_ms,
+                    row.at,
+                    kind,
+                    _New(row),
+                    rating=row.rating,
+                    duration_ms=row.duration_ms,
                     new=True,
                 )
             )
-        elif kind == "forget":
-            events.append(Event(at, "forget", _New(row, at), new=True))
-        elif kind == SEEN_SET_DUE:
-            due = set_due.get(row.id)
-            tx.add_seen(row.id, ref.key, kind, at=at, due=due)
-            pending_set_due.append((at, due))
-            counts.set_due += 1
-        else:
-            tx.add_seen(row.id, ref.key, kind, at=at)
-            if kind == SEEN_RESCHEDULED:
+        elif row.kind == "forget":
+            events.append(Event(row.at, "forget", _New(row), new=True))
+        elif row.anki_id is not None:
+            tx.add_seen(row.anki_id, ref.key, row.kind, at=row.at, due=row.due)
+            if row.kind == SEEN_SET_DUE:
+                pending_set_due.append((row.at, row.due))
+                counts.set_due += 1
+            elif row.kind == SEEN_RESCHEDULED:
                 counts.rescheduled += 1
             else:
                 counts.other += 1
@@ -236,8 +255,9 @@ def _replay(
     for step in steps:
         event, handle = step.event, step.event.handle
         if isinstance(handle, _New):
-            if event.kind == "forget":
-                tx.add_forget(step.before, at=event.at, anki_revlog_id=handle.row.id)
+            row = handle.row
+            if event.kind == "forget" and row.anki_id is not None:
+                tx.add_forget(step.before, at=event.at, anki_revlog_id=row.anki_id)
                 counts.forgets += 1
             elif step.counted and event.rating is not None:
                 tx.add_answer(
@@ -246,12 +266,12 @@ def _replay(
                     rating=event.rating,
                     reviewed_at=event.at,
                     duration_ms=event.duration_ms,
-                    source=ANKI_SOURCE,
-                    anki_revlog_id=handle.row.id,
+                    source=row.source,
+                    anki_revlog_id=row.anki_id,
                 )
                 counts.answers += 1
-            else:
-                tx.add_seen(handle.row.id, ref.key, SEEN_CRAM, at=event.at)
+            elif row.anki_id is not None:
+                tx.add_seen(row.anki_id, ref.key, SEEN_CRAM, at=event.at)
                 counts.cram_left_out += 1
         elif isinstance(handle, tuple) and handle[0] == "answer" and event.kind != "imported":
             tx.set_snapshots(handle[1], step.before, step.after)

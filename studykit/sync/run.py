@@ -26,7 +26,7 @@ from studykit.sync.account import SyncKey, SyncPaths, read_key, write_key
 from studykit.sync.conflicts import detect_conflicts
 from studykit.sync.content import bring_content
 from studykit.sync.errors import NotLoggedIn, SyncFailed, UploadDeclined
-from studykit.sync.merge import FlagChange, kind_of, merge_into
+from studykit.sync.merge import FlagChange, Incoming, from_anki, kind_of, merge_into
 from studykit.sync.mirror import Mirror, Required, remove_mirror
 from studykit.sync.push import push
 from studykit.sync.remote import (
@@ -218,7 +218,8 @@ class _Run:
         rows = [row for row in rows if row.id not in known]
         cards = changed_cards(mirror.db, models, since)
         held = state.notes(list({*(r.guid for r in rows), *(c.guid for c in cards)}))
-        by_ref: dict[ScheduleRef, list[RemoteRow]] = {}
+        set_due = self._set_due(rows, cards)
+        by_ref: dict[ScheduleRef, list[Incoming]] = {}
         for row in rows:
             note = held.get(row.guid)
             if note is None:
@@ -228,10 +229,9 @@ class _Run:
                 if kind_of(row) in ("answer", "cram"):
                     self.report.waiting += 1
                 continue
-            by_ref.setdefault(ref, []).append(row)
+            by_ref.setdefault(ref, []).append(from_anki(row, set_due.get(row.id)))
         flags, shown = _flag_changes(cards, held, state.hidden())
-        set_due = self._set_due(rows, cards)
-        counts = merge_into(session, by_ref, flags, set_due)
+        counts = merge_into(session, by_ref, flags)
         state.put_hidden(shown)
         report = self.report
         report.answers_in += counts.answers
