@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -191,3 +192,42 @@ def _status_lines(found: dict[str, Any]) -> list[str]:
         lines.append(f"  {terminal_safe(conflict)}")
     lines.append(f"Server: {terminal_safe(found['server_status'])}.")
     return lines
+
+
+@sync.command("obsidian")
+@click.argument(
+    "vault", type=click.Path(exists=True, file_okay=False, dir_okay=True, path_type=Path)
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.pass_context
+def obsidian(ctx: click.Context, vault: Path, as_json: bool) -> None:
+    """The Obsidian Spaced Repetition plugin's schedules both ways, for cards from VAULT.
+
+    The plugin's newer <!--SR:...--> schedules (every sibling) come in as answers; studykit's
+    schedules go into the SR comments of the cards imported from that vault. Only the
+    comment changes; each changed note is kept as NOTE.md.bak first, and a note that changed
+    since it was read is left alone.
+    """
+    from dataclasses import asdict
+
+    from studykit.core.errors import StudykitError
+    from studykit.importers.vault import VaultTooLarge
+    from studykit.study.session import StudySession
+    from studykit.sync.obsidian import sync_obsidian
+
+    session = StudySession.open(settings_from(ctx))
+    try:
+        report = sync_obsidian(session, vault)
+    except VaultTooLarge as error:
+        fail(f"{vault}: {error}", EXIT_USAGE)
+    except StudykitError as error:
+        _failed(error)
+        return
+    finally:
+        session.close()
+    if as_json:
+        click.echo(json_text(asdict(report)))
+    else:
+        click.echo("\n".join(terminal_safe(line) for line in report.lines()))
+    if report.refused:
+        raise SystemExit(EXIT_PROBLEM)
