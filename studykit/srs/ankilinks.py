@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
+from typing import NamedTuple
 
 from fsrs import Rating
 
@@ -15,10 +16,39 @@ from studykit.srs.database import Database
 from studykit.srs.records import ANSWER_COLUMNS, Answer, CardState, Forget, opt_to_us, to_us
 from studykit.srs.writes import SELECT_STATE, UPSERT_STATE
 
-__all__ = ["AnkiLinks", "MergeWrites"]
+__all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
 
 _CHUNK = 500
 _ANSWER_SELECT = f"SELECT {', '.join(ANSWER_COLUMNS)}, anki_revlog_id FROM review_log"
+# What a revlog row needs, read by SQLite's JSON functions: parsing 100,000 snapshots in
+# Python would take seconds.
+_LOG_SELECT = (
+    "SELECT id, key, rating, reviewed_at_us, duration_ms, anki_revlog_id, "
+    "json_extract(before_json, '$.state'), json_extract(before_json, '$.due_us'), "
+    "json_extract(before_json, '$.last_review_us'), json_extract(after_json, '$.state'), "
+    "json_extract(after_json, '$.due_us'), json_extract(after_json, '$.last_review_us'), "
+    "json_extract(after_json, '$.difficulty') FROM review_log"
+)
+
+
+class LogRow(NamedTuple):
+    """A review-log row as a revlog row needs it: the snapshots' state, due, last review."""
+
+    id: int
+    key: int
+    rating: int
+    reviewed_at_us: int
+    duration_ms: int
+    anki_revlog_id: int | None
+    before_state: int | None
+    before_due_us: int | None
+    before_last_us: int | None
+    after_state: int | None
+    after_due_us: int | None
+    after_last_us: int | None
+    after_difficulty: float | None
+
+
 _FORGET_SELECT = "SELECT id, key, forgotten_at_us, before_json, anki_revlog_id FROM forget_log"
 
 
@@ -41,6 +71,15 @@ class MergeWrites:
         """The stored state of one card, read in the transaction."""
         rows = self._conn.execute(f"{SELECT_STATE} WHERE key = ?", (key,)).fetchall()
         return CardState.from_row(rows[0]) if rows else None
+
+    def last_event_us(self, key: int) -> int | None:
+        """When the card's newest review or forget row is (epoch µs), if it has one."""
+        row = self._conn.execute(
+            "SELECT max(at) FROM (SELECT max(reviewed_at_us) AS at FROM review_log WHERE key = ? "
+            "UNION ALL SELECT max(forgotten_at_us) FROM forget_log WHERE key = ?)",
+            (key, key),
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def history(self, key: int) -> list[Answer]:
         """Every logged row of one card, oldest first."""
@@ -169,6 +208,20 @@ class AnkiLinks(Database):
                 known.update(row[0] for row in rows)
         return known
 
+    def anki_ids_between(self, low: int, high: int) -> set[int]:
+        """Every Anki revlog id from `low` to `high` that a review, forget or seen row holds."""
+        found: set[int] = set()
+        for table, column in (
+            ("review_log", "anki_revlog_id"),
+            ("forget_log", "anki_revlog_id"),
+            ("anki_revlog_seen", "revlog_id"),
+        ):
+            rows = self._query(
+                f"SELECT {column} FROM {table} WHERE {column} BETWEEN ? AND ?", (low, high)
+            )
+            found.update(row[0] for row in rows)
+        return found
+
     @contextmanager
     def anki_merge(self) -> Iterator[MergeWrites]:
         """One write transaction for a sync's merge: all of it is committed, or none."""
@@ -182,6 +235,33 @@ class AnkiLinks(Database):
         return [
             CardState.from_row(row) for row in self._query(f"{SELECT_STATE} WHERE anki_sent = 0")
         ]
+
+    def unsent_log(self) -> list[LogRow]:
+        """Answers given here that have no Anki revlog id yet, oldest first (light rows)."""
+        rows = self._query(
+            f"{_LOG_SELECT} WHERE anki_revlog_id IS NULL AND source IS NULL "
+            "ORDER BY reviewed_at_us, id"
+        )
+        return [LogRow(*row) for row in rows]
+
+    def sent_log(self, keys: Sequence[int]) -> list[LogRow]:
+        """The rows of these cards that hold an Anki revlog id (light rows)."""
+        found: list[LogRow] = []
+        for chunk in _chunks(list(keys)):
+            rows = self._query(
+                f"{_LOG_SELECT} WHERE key IN ({_marks(chunk)}) AND anki_revlog_id IS NOT NULL",
+                chunk,
+            )
+            found += [LogRow(*row) for row in rows]
+        return found
+
+    def unsent_keys(self) -> set[int]:
+        """Cards with an answer or a forget that has not gone out to Anki yet."""
+        rows = self._query(
+            "SELECT key FROM review_log WHERE anki_revlog_id IS NULL AND source IS NULL "
+            "UNION SELECT key FROM forget_log WHERE anki_revlog_id IS NULL"
+        )
+        return {row[0] for row in rows}
 
     def unsent_answers(self) -> list[Answer]:
         """Answers given here that have no Anki revlog id yet, oldest first."""
@@ -234,24 +314,30 @@ class AnkiLinks(Database):
     ) -> None:
         """Give review rows and forget rows (id, Anki revlog id) theirs, in one transaction."""
         with self._transaction() as conn:
-            conn.executemany(
-                "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?",
-                [(anki, row) for row, anki in answers],
-            )
-            conn.executemany(
-                "UPDATE forget_log SET anki_revlog_id = ? WHERE id = ?",
-                [(anki, row) for row, anki in forgets],
-            )
+            for table, pairs in (("review_log", answers), ("forget_log", forgets)):
+                # Through a temporary table: one UPDATE, not 100,000 (a first sync's).
+                conn.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS anki_ids "
+                    "(id INTEGER PRIMARY KEY, anki INTEGER)"
+                )
+                conn.execute("DELETE FROM temp.anki_ids")
+                conn.executemany("INSERT INTO temp.anki_ids (id, anki) VALUES (?, ?)", pairs)
+                conn.execute(
+                    f"UPDATE {table} SET anki_revlog_id = ids.anki FROM temp.anki_ids AS ids "
+                    f"WHERE {table}.id = ids.id"
+                )
+            conn.execute("DELETE FROM temp.anki_ids")
 
     def mark_sent(self, states: Iterable[CardState]) -> int:
         """Mark these states as gone out, each only if its row is still as given; how many."""
+        wanted = {state.key: state.to_row() for state in states}
         marked = 0
         with self._transaction() as conn:
-            for state in states:
-                rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (state.key,)).fetchall()
-                if rows and CardState.from_row(rows[0]) == state:
-                    conn.execute("UPDATE card_state SET anki_sent = 1 WHERE key = ?", (state.key,))
-                    marked += 1
+            for chunk in _chunks(list(wanted)):
+                rows = conn.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
+                same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
+                conn.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
+                marked += len(same)
         return marked
 
     def mark_all_unsent(self) -> None:

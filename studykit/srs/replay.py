@@ -89,14 +89,16 @@ def replay_events(
     leech_lapses: int,
     day_end: Callable[[datetime], datetime],
     cram_counts: bool = False,
+    go_on: bool = False,
 ) -> tuple[CardState, list[Step]]:
     """Walk a card's merged log in time order from new; the state it ends in, and each step.
 
     Flags (suspended, leech, buried) start as `current` has them, so an old lapse never
     suspends a card the student put back; an answer from a cram deck counts when the card
-    was due by the end of that study day (`day_end`), or always with `cram_counts`.
+    was due by the end of that study day (`day_end`), or always with `cram_counts`. With
+    `go_on`, `events` all come after the card's last one: the walk goes on from `current`.
     """
-    state = current.as_new()
+    state = current if go_on else current.as_new()
     steps: list[Step] = []
     answered_now = False
     for event in sorted(events, key=lambda e: e.at):

@@ -119,7 +119,7 @@ MIGRATIONS: tuple[Migration, ...] = (
             "ALTER TABLE review_log ADD COLUMN anki_revlog_id INTEGER",
             "CREATE UNIQUE INDEX review_log_anki ON review_log (anki_revlog_id) "
             "WHERE anki_revlog_id IS NOT NULL",
-            "CREATE INDEX review_log_unsent ON review_log (key) "
+            "CREATE INDEX review_log_unsent ON review_log (reviewed_at_us, id) "
             "WHERE anki_revlog_id IS NULL AND source IS NULL",
             "ALTER TABLE forget_log ADD COLUMN anki_revlog_id INTEGER",
             "CREATE UNIQUE INDEX forget_log_anki ON forget_log (anki_revlog_id) "

@@ -180,24 +180,16 @@ def _merge_card(
     current = stored or ref.fresh()
     if stored is None and rows:
         tx.put_state(current)  # the log's rows point at the card's state row
-    history = tx.history(ref.key)
-    forgets = tx.forgets(ref.key)
-    events: list[Event] = [
-        Event(
-            a.reviewed_at,
-            "imported" if a.imported else "answer",
-            ("answer", a.id),
-            rating=a.rating,
-            duration_ms=a.duration_ms,
-            imported=a.after if a.imported else None,
-        )
-        for a in history
-    ]
-    events += [Event(f.forgotten_at, "forget", ("forget", f.id)) for f in forgets]
     pending_set_due: list[tuple[datetime, datetime | None]] = [
         (from_us(at), None if due is None else from_us(due))
         for at, due in tx.seen(ref.key, SEEN_SET_DUE)
     ]
+    last_us = tx.last_event_us(ref.key) if stored is not None else None
+    newest = [row.at for row in rows if row.kind in ("answer", "cram", "forget")]
+    # Only rows later than the card's log: the walk goes on from the stored state, as an
+    # answer here would (the usual sync). Else the whole merged log is walked again.
+    go_on = last_us is not None and bool(newest) and min(newest) > from_us(last_us)
+    events: list[Event] = [] if go_on or not newest else _logged_events(tx, ref.key)
     for row in rows:
         if row.kind in ("answer", "cram") and row.rating is not None:
             kind: EventKind = "cram" if row.kind == "cram" else "answer"
@@ -224,14 +216,34 @@ def _merge_card(
                 counts.other += 1
     final = current
     if any(event.new for event in events):
-        final = _replay(session, tx, ref, current, events, schedulers, counts)
-    final = _with_set_due(final, events, pending_set_due)
+        final = _replay(session, tx, ref, current, events, schedulers, counts, go_on=go_on)
+    logged = [from_us(last_us)] if last_us is not None else []
+    final = _with_set_due(
+        final, [*logged, *(e.at for e in events if e.kind != "imported")], pending_set_due
+    )
     if flag is not None:
         final = _with_flags(session, final, flag, counts)
     if final == current:
         return None
     tx.put_state(final)
     return final
+
+
+def _logged_events(tx: MergeWrites, key: int) -> list[Event]:
+    """The card's logged answers, imported states and forgets as events."""
+    events = [
+        Event(
+            a.reviewed_at,
+            "imported" if a.imported else "answer",
+            ("answer", a.id, a.before, a.after),
+            rating=a.rating,
+            duration_ms=a.duration_ms,
+            imported=a.after if a.imported else None,
+        )
+        for a in tx.history(key)
+    ]
+    events += [Event(f.forgotten_at, "forget", ("forget", f.id)) for f in tx.forgets(key)]
+    return events
 
 
 def _replay(
@@ -242,6 +254,8 @@ def _replay(
     events: Sequence[Event],
     schedulers: dict[str, Scheduler],
     counts: MergeCounts,
+    *,
+    go_on: bool = False,
 ) -> CardState:
     settings = session.settings
     final, steps = replay_events(
@@ -251,6 +265,7 @@ def _replay(
         leech_lapses=settings.leech_lapses,
         day_end=lambda at: session.day_bounds(at)[1],
         cram_counts=settings.quiz_counts,
+        go_on=go_on,
     )
     for step in steps:
         event, handle = step.event, step.event.handle
@@ -274,20 +289,24 @@ def _replay(
                 tx.add_seen(row.anki_id, ref.key, SEEN_CRAM, at=event.at)
                 counts.cram_left_out += 1
         elif isinstance(handle, tuple) and handle[0] == "answer" and event.kind != "imported":
-            tx.set_snapshots(handle[1], step.before, step.after)
+            if (handle[2], handle[3]) != (step.before, step.after):
+                tx.set_snapshots(handle[1], step.before, step.after)
         elif isinstance(handle, tuple) and handle[0] == "forget":
             tx.set_forget_before(handle[1], step.before)
     return final
 
 
 def _with_set_due(
-    state: CardState, events: Iterable[Event], set_dues: Sequence[tuple[datetime, datetime | None]]
+    state: CardState,
+    times: Iterable[datetime],
+    set_dues: Sequence[tuple[datetime, datetime | None]],
 ) -> CardState:
-    """A due date set in Anki after the card's last answer or forget holds until the next one."""
+    """A due date set in Anki after the card's last answer or forget (`times`) holds until
+    the next one."""
     if not set_dues or state.state != State.Review:
         return state
     at, due = max(set_dues, key=lambda pair: pair[0])
-    last = max((e.at for e in events if e.kind != "imported"), default=None)
+    last = max(times, default=None)
     if due is None or (last is not None and last > at):
         return state
     return replace(state, due=due)

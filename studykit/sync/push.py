@@ -10,6 +10,7 @@ are one transaction of Anki's backend.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import time
@@ -28,12 +29,21 @@ from studykit.export.schedule import (
     QUEUE_REVIEW,
     AnkiDays,
     CardColumns,
+    Snapshot,
     card_columns,
     hidden_queue,
-    revlog_rows,
+    revlog_fields,
 )
-from studykit.srs.records import Answer, CardState, Forget
-from studykit.sync.remote import REVLOG_MANUAL, RemoteCard, cards_of, revlog_ids
+from studykit.srs.ankilinks import LogRow
+from studykit.srs.records import CardState, Forget, from_us, to_us
+from studykit.sync.errors import SyncFailed
+from studykit.sync.remote import (
+    REVLOG_MANUAL,
+    RemoteCard,
+    cards_of,
+    revlog_ids,
+    revlog_ids_between,
+)
 from studykit.sync.schedules import FIRST_ORDINAL, ScheduleRef
 from studykit.sync.state import SyncState
 
@@ -44,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = ["Carriers", "PushResult", "carriers", "mirror_days", "push"]
 
 _MEMORY_KEYS = ("s", "d", "dr", "decay", "lrt")
+_SPARE_IDS = 10_000
 _DECAY_INDEX = 20
 _DEFAULT_DECAY = 0.1542
 
@@ -228,16 +239,15 @@ def push(
     result = PushResult()
     days = mirror_days(session, mirror)
     unsent = {s.key: s for s in store.unsent_states()}
-    answers = store.unsent_answers()
+    answers = store.unsent_log()
     forgets = store.unsent_forgets()
+    states = dict(unsent)
+    missing = {a.key for a in answers} | {f.key for f in forgets} | set(full)
+    states.update(store.states_of([key for key in missing if key not in states]))
     refs = {
-        s.key: ScheduleRef(s.deck_id, s.card_id, FIRST_ORDINAL)
-        for s in [*unsent.values(), *(a.before for a in answers), *(f.before for f in forgets)]
+        key: ScheduleRef(found.deck_id, found.card_id, FIRST_ORDINAL)
+        for key, found in states.items()
     }
-    for key in full:
-        found = store.get_state(key)
-        if found is not None:
-            refs.setdefault(key, ScheduleRef(found.deck_id, found.card_id, FIRST_ORDINAL))
     placed = carriers(mirror, state, models, refs.values())
     cid = {key: placed.carrier[ref].id for key, ref in refs.items() if ref in placed.carrier}
     updates: list[tuple[Any, ...]] = []
@@ -306,40 +316,71 @@ def push(
     return result
 
 
+class _DayNumbers:
+    """`AnkiDays.day` of many instants (epoch µs), by bisecting the study days' starts."""
+
+    def __init__(self, session: StudySession, days: AnkiDays, low_us: int, high_us: int) -> None:
+        start, end = session.day_bounds(from_us(low_us))
+        self.first = days.day(start)
+        self.starts = [to_us(start)]
+        while to_us(end) <= high_us:
+            self.starts.append(to_us(end))
+            end = session.day_bounds(end)[1]
+
+    def __call__(self, us: int) -> int:
+        return self.first + bisect.bisect_right(self.starts, us) - 1
+
+
+def _revlog_row(
+    anki_id: int, cid: int, row: LogRow, day_of: Callable[[int], int]
+) -> tuple[Any, ...]:
+    before = Snapshot(row.before_state, row.before_due_us, row.before_last_us)
+    after = Snapshot(row.after_state, row.after_due_us, row.after_last_us, row.after_difficulty)
+    return (anki_id, cid, *revlog_fields(row.rating, row.duration_ms, before, after, day_of))
+
+
+def _day_numbers(
+    session: StudySession, days: AnkiDays, rows: Sequence[LogRow]
+) -> Callable[[int], int]:
+    times = [
+        t
+        for r in rows
+        for t in (r.before_due_us, r.before_last_us, r.after_due_us, r.after_last_us)
+        if t is not None
+    ]
+    if not times:
+        return lambda us: days.day(from_us(us))
+    return _DayNumbers(session, days, min(times), max(times))
+
+
 def _new_rows(
     session: StudySession,
     mirror: Mirror,
     days: AnkiDays,
-    answers: Sequence[Answer],
+    answers: Sequence[LogRow],
     forgets: Sequence[Forget],
     cid: Mapping[int, int],
 ) -> tuple[list[tuple[Any, ...]], list[tuple[int, int]], list[tuple[int, int]]]:
     """Revlog rows for answers and forgets without an Anki id, and the ids they get."""
     answers = [a for a in answers if a.key in cid]
     forgets = [f for f in forgets if f.key in cid]
-    wanted = [math.floor(a.reviewed_at.timestamp() * 1000) for a in answers]
+    wanted = [a.reviewed_at_us // 1000 for a in answers]
     wanted += [math.floor(f.forgotten_at.timestamp() * 1000) for f in forgets]
     if not wanted:
         return [], [], []
-    taken = revlog_ids(mirror.db, sorted({w + step for w in wanted for step in range(4)}))
+    # Every id in use between the first wanted and where the last could be moved to: in the
+    # mirror (its other decks too) and in the study database (rows not synced back yet).
+    low, high = min(wanted), max(wanted) + len(wanted) + _SPARE_IDS
+    taken = revlog_ids_between(mirror.db, low, high) | session.store.anki_ids_between(low, high)
     ids = _free_ids(wanted, taken)
-    rows: list[tuple[Any, ...]] = []
-    links: list[tuple[int, int]] = []
-    for answer, anki_id in zip(answers, ids, strict=False):
-        (row,) = revlog_rows([answer], days)
-        rows.append(
-            (
-                anki_id,
-                cid[answer.key],
-                row.ease,
-                row.ivl,
-                row.last_ivl,
-                row.factor,
-                row.time,
-                row.type,
-            )
-        )
-        links.append((answer.id, anki_id))
+    if ids and max(ids) > high:
+        raise SyncFailed("the mirror's revlog has no free ids near these answers' times")
+    day_of = _day_numbers(session, days, answers)
+    rows = [
+        _revlog_row(anki_id, cid[answer.key], answer, day_of)
+        for answer, anki_id in zip(answers, ids, strict=False)
+    ]
+    links = [(answer.id, anki_id) for answer, anki_id in zip(answers, ids, strict=False)]
     forget_links: list[tuple[int, int]] = []
     for forget, anki_id in zip(forgets, ids[len(answers) :], strict=True):
         rows.append(
@@ -367,25 +408,15 @@ def _missing_rows(
     if not keys:
         return []
     store = session.store
-    sent = store.sent_answers(keys)
+    sent = store.sent_log(keys)
     gone_forgets = store.sent_forgets(keys)
-    present = revlog_ids(mirror.db, [i for i, _ in sent] + [i for i, _ in gone_forgets])
-    rows: list[tuple[Any, ...]] = []
-    for anki_id, answer in sent:
-        if anki_id not in present:
-            (row,) = revlog_rows([answer], days)
-            rows.append(
-                (
-                    anki_id,
-                    cid[answer.key],
-                    row.ease,
-                    row.ivl,
-                    row.last_ivl,
-                    row.factor,
-                    row.time,
-                    row.type,
-                )
-            )
+    present = revlog_ids(
+        mirror.db,
+        [r.anki_revlog_id for r in sent if r.anki_revlog_id] + [i for i, _ in gone_forgets],
+    )
+    lost = [r for r in sent if r.anki_revlog_id is not None and r.anki_revlog_id not in present]
+    day_of = _day_numbers(session, days, lost)
+    rows = [_revlog_row(r.anki_revlog_id or 0, cid[r.key], r, day_of) for r in lost]
     for anki_id, forget in gone_forgets:
         if anki_id not in present:
             rows.append(

@@ -29,6 +29,7 @@ __all__ = [
     "new_revlog",
     "note_ids",
     "revlog_ids",
+    "revlog_ids_between",
 ]
 
 REVLOG_LEARN, REVLOG_REVIEW, REVLOG_RELEARN, REVLOG_FILTERED = 0, 1, 2, 3
@@ -221,3 +222,8 @@ def revlog_ids(db: DBProxy, ids: Sequence[int]) -> set[int]:
             int(i) for i in db.list(f"SELECT id FROM revlog WHERE id IN ({_marks(chunk)})", *chunk)
         )
     return found
+
+
+def revlog_ids_between(db: DBProxy, low: int, high: int) -> set[int]:
+    """Every revlog id from `low` to `high` (the whole collection's)."""
+    return {int(i) for i in db.list("SELECT id FROM revlog WHERE id BETWEEN ? AND ?", low, high)}

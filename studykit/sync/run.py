@@ -177,7 +177,7 @@ class _Run:
             session.store.mark_all_unsent()
         full_keys = self._full_keys(content.new_guids, full)
         store = session.store
-        going = {a.key for a in store.unsent_answers()} | {f.key for f in store.unsent_forgets()}
+        going = store.unsent_keys()
         # Kept until the final sync: a sync killed after the ids were kept checks these again.
         state.set(pushing=sorted(going | set(state.get("pushing") or [])))
         pushed = push(session, mirror, state, models, full=full_keys, say=self.options.progress)

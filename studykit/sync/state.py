@@ -29,7 +29,7 @@ _SCHEMA = (
         nid INTEGER,
         fields TEXT NOT NULL
     )""",
-    "CREATE INDEX IF NOT EXISTS notes_card ON notes (deck_id, card_id, rank)",
+    "CREATE INDEX IF NOT EXISTS notes_card ON notes (card_id, deck_id, rank)",
     "CREATE INDEX IF NOT EXISTS notes_nid ON notes (nid)",
     """CREATE TABLE IF NOT EXISTS conflicts (
         guid TEXT PRIMARY KEY,
@@ -83,6 +83,8 @@ class SyncState:
         self._db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
         try:
             self._db.execute("PRAGMA journal_mode = WAL")
+            # All of it can be rebuilt (see above): a crash may lose the last commit, no more.
+            self._db.execute("PRAGMA synchronous = NORMAL")
             with self._write() as db:
                 for statement in _SCHEMA:
                     db.execute(statement)
@@ -165,14 +167,19 @@ class SyncState:
         """Our notes of these (deck id, card id), by rank."""
         wanted = set(cards)
         found: dict[tuple[str, str], list[HeldNote]] = {}
-        if not wanted:
-            return found
-        rows = self._db.execute(
-            "SELECT guid, deck_id, card_id, rank, nid, fields FROM notes ORDER BY rank"
-        )
-        for row in rows:
-            if (row[1], row[2]) in wanted:
-                found.setdefault((row[1], row[2]), []).append(HeldNote(*row))
+        card_ids = sorted({card_id for _, card_id in wanted})
+        for start in range(0, len(card_ids), 500):
+            chunk = tuple(card_ids[start : start + 500])
+            rows = self._db.execute(
+                "SELECT guid, deck_id, card_id, rank, nid, fields FROM notes "
+                f"WHERE card_id IN ({', '.join('?' for _ in chunk)})",
+                chunk,
+            )
+            for row in rows:
+                if (row[1], row[2]) in wanted:
+                    found.setdefault((row[1], row[2]), []).append(HeldNote(*row))
+        for notes in found.values():
+            notes.sort(key=lambda note: note.rank)
         return found
 
     def notes_by_nid(self, nids: Sequence[int]) -> dict[int, HeldNote]:
@@ -229,13 +236,14 @@ class SyncState:
     def put_hidden(self, shown: Mapping[int, int | None]) -> None:
         """Record the queue each card went out with (None: shown)."""
         with self._write() as db:
-            for cid, queue in shown.items():
-                if queue is None:
-                    db.execute("DELETE FROM hidden WHERE cid = ?", (cid,))
-                else:
-                    db.execute(
-                        "INSERT OR REPLACE INTO hidden (cid, queue) VALUES (?, ?)", (cid, queue)
-                    )
+            db.executemany(
+                "DELETE FROM hidden WHERE cid = ?",
+                [(cid,) for cid, queue in shown.items() if queue is None],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO hidden (cid, queue) VALUES (?, ?)",
+                [(cid, queue) for cid, queue in shown.items() if queue is not None],
+            )
 
 
 @contextmanager

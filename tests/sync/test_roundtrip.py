@@ -71,3 +71,21 @@ def test_an_empty_server_is_not_uploaded_to_without_asking(student: Student) -> 
     report = student.sync(yes=False, confirm_upload=lambda q: asked.append(q) or True)
     assert asked and "holds no collection" in asked[0]
     assert report.full == "upload" and report.answers_out == 1
+
+
+def test_an_older_answer_from_anki_is_replayed_before_a_newer_one_here(
+    student: Student, phone: Phone
+) -> None:
+    student.sync()
+    phone.sync()
+    phone.answer("two", 1)  # on the phone first ...
+    phone.sync()
+    student.answer("two", 4)  # ... then here, before this sync has seen the phone's
+    report = student.sync()
+    assert report.answers_in == 1
+    history = sorted(student.history("two"), key=lambda a: a.reviewed_at)
+    assert [(a.rating, a.source) for a in history] == [(1, "anki"), (4, None)]
+    # The Easy here was first computed from a new card; replayed, it builds on the Again.
+    assert history[1].before == history[0].after
+    assert history[1].before.state is not None
+    assert student.state("two") == history[1].after
