@@ -44,7 +44,7 @@ from studykit.sync.run import SyncOptions, run_sync
 CARDS = 10_000
 REVIEWS_PER_CARD = 10
 NEW_ANSWERS = 100
-ROUNDS = 3
+ROUNDS = 7
 PASSWORD = "bench"
 USERS = ("studykit", "pylib", "pylib-first")
 
@@ -164,11 +164,29 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class _Steps:
+    """When each step of a sync began (its progress messages), for the breakdown line."""
+
+    def __init__(self) -> None:
+        self.marks: list[tuple[str, float]] = []
+
+    def __call__(self, text: str) -> None:
+        self.marks.append((text.split("…")[0].split(" (")[0], time.perf_counter()))
+
+    def line(self, end: float) -> str:
+        parts = []
+        for (name, at), (_, after) in zip(self.marks, [*self.marks[1:], ("", end)], strict=True):
+            parts.append(f"{name.split()[0].lower()} {after - at:.2f}s")
+        return "    steps: " + ", ".join(parts)
+
+
 def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collection: Any) -> None:
     rng = random.Random(1)
+    steps = _Steps()
     start = time.perf_counter()
-    run_sync(session, paths, SyncOptions(yes=True))
-    first = time.perf_counter() - start
+    run_sync(session, paths, SyncOptions(yes=True, progress=steps))
+    first_end = time.perf_counter()
+    first = first_end - start
     # The pylib alone: the same collection (a copy of the mirror) uploaded to an empty account.
     copy = tmp / "copy-first" / "collection.anki2"
     copy.parent.mkdir()
@@ -186,6 +204,7 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         baseline=first_base,
         goal="≤ 2×",
     )
+    print(steps.line(first_end), flush=True)
     # Phones: one per account, each a full download of its account's collection.
     (tmp / "phone").mkdir()
     phone = collection(str(tmp / "phone" / "phone.anki2"))
@@ -204,7 +223,8 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
     phone2_auth = _pylib_login(phone2, USERS[1], url)
     phone2.sync_collection(phone2_auth, False)
     _full(phone2, phone2_auth, upload=False)
-    ours, theirs = [], []
+    ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
+    last_steps = _Steps()
     deck_cards = [
         (deck.id, card.id) for deck in session.library.decks.values() for card in deck.cards
     ]
@@ -213,20 +233,24 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         phone.sync_collection(phone_auth, False)
         for deck_id, card_id in rng.sample(deck_cards, NEW_ANSWERS):
             session.answer(session.study_card(deck_id, card_id), Rating.Good, duration_ms=3000)
-        start = time.perf_counter()
-        done = run_sync(session, paths, SyncOptions(yes=True))
-        ours.append(time.perf_counter() - start)
+        last_steps = _Steps()
+        start, cpu = time.perf_counter(), time.process_time()
+        done = run_sync(session, paths, SyncOptions(yes=True, progress=last_steps))
+        last_end = time.perf_counter()
+        ours.append(last_end - start)
+        ours_cpu.append(time.process_time() - cpu)
         assert done.answers_in == NEW_ANSWERS and done.answers_out == NEW_ANSWERS, done
         _answer_some(phone2, rng)
         phone2.sync_collection(phone2_auth, False)
         base = collection(str(base_dir / "collection.anki2"))
         _answer_some(base, rng)
         base.close()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         base = collection(str(base_dir / "collection.anki2"))
         base.sync_collection(base_auth, False)
         base.close()
         theirs.append(time.perf_counter() - start)
+        theirs_cpu.append(time.process_time() - cpu)
     phone.close()
     phone2.close()
     report(
@@ -235,6 +259,12 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         baseline=statistics.median(theirs),
         goal="≤ 2×",
     )
+    report(
+        "sync: normal sync, CPU of this process",
+        statistics.median(ours_cpu),
+        baseline=statistics.median(theirs_cpu),
+    )
+    print(last_steps.line(last_end), flush=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from studykit.srs.writes import SELECT_STATE, UPSERT_STATE
 __all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
 
 _CHUNK = 500
+_MANY = 1000
 _ANSWER_SELECT = f"SELECT {', '.join(ANSWER_COLUMNS)}, anki_revlog_id FROM review_log"
 # What a revlog row needs, read by SQLite's JSON functions: parsing 100,000 snapshots in
 # Python would take seconds.
@@ -313,7 +314,18 @@ class AnkiLinks(Database):
         self, answers: Iterable[tuple[int, int]], forgets: Iterable[tuple[int, int]] = ()
     ) -> None:
         """Give review rows and forget rows (id, Anki revlog id) theirs, in one transaction."""
+        answers, forgets = list(answers), list(forgets)
         with self._transaction() as conn:
+            if len(answers) + len(forgets) < _MANY:
+                conn.executemany(
+                    "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?",
+                    [(anki, row) for row, anki in answers],
+                )
+                conn.executemany(
+                    "UPDATE forget_log SET anki_revlog_id = ? WHERE id = ?",
+                    [(anki, row) for row, anki in forgets],
+                )
+                return
             for table, pairs in (("review_log", answers), ("forget_log", forgets)):
                 # Through a temporary table: one UPDATE, not 100,000 (a first sync's).
                 conn.execute(

@@ -50,6 +50,8 @@ class ContentResult:
     """Notes edited in Anki whose card changed in the YAML since: the YAML's text is back."""
     removed: int = 0
     """Cards gone from the YAML, sent once more tagged studykit::removed."""
+    media: int = 0
+    """Images and plots the package carried into the mirror's media folder."""
 
 
 def _stat(path: os.PathLike[str] | str) -> list[int] | None:
@@ -139,6 +141,8 @@ def bring_content(
     found = ContentResult(
         imported=True, added=len(log.new), updated=len(log.updated), removed=len(result.removed)
     )
+    if result.media is not None:
+        found.media = result.media.images + result.media.plots
     nids = note_ids(mirror.db, model_ids(mirror.db))  # a first import brings our notetypes
     new_ids = {note.id.nid for note in log.new}
     found.new_guids = [guid for guid, nid in nids.items() if nid in new_ids]

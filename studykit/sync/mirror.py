@@ -151,7 +151,7 @@ class Mirror:
             while self.col.media_sync_status().active:
                 if time.monotonic() > deadline:
                     return "the media sync goes on in the background of the next sync"
-                time.sleep(0.02)
+                time.sleep(0.005)
         except BackendError as error:
             return str(from_anki(error, key.server))
         return None

@@ -55,6 +55,8 @@ __all__ = ["Carriers", "PushResult", "carriers", "mirror_days", "push"]
 
 _MEMORY_KEYS = ("s", "d", "dr", "decay", "lrt")
 _SPARE_IDS = 10_000
+_MANY_ROWS = 1000
+"""From this many log rows on, day numbers come from a table of the study days' starts."""
 _DECAY_INDEX = 20
 _DEFAULT_DECAY = 0.1542
 
@@ -152,11 +154,17 @@ def _data(old: str) -> dict[str, Any]:
 
 
 def _target(
-    session: StudySession, state: CardState, card: RemoteCard, days: AnkiDays
+    session: StudySession,
+    state: CardState,
+    card: RemoteCard,
+    days: AnkiDays,
+    options: dict[str, tuple[int, int, float, float]],
 ) -> tuple[int, int, int, int, int, int, int, int, dict[str, Any]]:
     """The card row's schedule columns for `state` (data as a dict, other keys kept)."""
     now = session.now()
-    learning, relearning, retention, decay = _options(session, state.deck_id)
+    if state.deck_id not in options:
+        options[state.deck_id] = _options(session, state.deck_id)
+    learning, relearning, retention, decay = options[state.deck_id]
     data = {k: v for k, v in _data(card.data).items() if k not in _MEMORY_KEYS}
     columns: CardColumns | None = card_columns(
         state,
@@ -252,6 +260,7 @@ def push(
     cid = {key: placed.carrier[ref].id for key, ref in refs.items() if ref in placed.carrier}
     updates: list[tuple[Any, ...]] = []
     now = int(time.time())
+    options: dict[str, tuple[int, int, float, float]] = {}
     for key, card_state in unsent.items():
         ref = refs[key]
         card = placed.carrier.get(ref)
@@ -260,7 +269,7 @@ def push(
         if card.odid:
             result.filtered += 1
             continue
-        target = _target(session, card_state, card, days)
+        target = _target(session, card_state, card, days, options)
         if target != _current(card):
             updates.append(
                 (*target[:8], json.dumps(target[8], separators=(",", ":")), now, card.id)
@@ -342,6 +351,8 @@ def _revlog_row(
 def _day_numbers(
     session: StudySession, days: AnkiDays, rows: Sequence[LogRow]
 ) -> Callable[[int], int]:
+    if len(rows) < _MANY_ROWS:
+        return lambda us: days.day(from_us(us))
     times = [
         t
         for r in rows

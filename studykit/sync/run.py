@@ -203,8 +203,15 @@ class _Run:
             self._download(key, final)
             self.sync(key, retried=True)
             return
-        _say(self.options, "Syncing media…")
-        report.media = mirror.sync_media(key)
+        if content.media:
+            state.set(media_pending=True)
+        if state.get("media_pending"):
+            # Only when studykit put images or plots into the mirror: a media sync also
+            # brings the collection's other media, which may be large.
+            _say(self.options, "Syncing media…")
+            report.media = mirror.sync_media(key)
+            if report.media is None:
+                state.set(media_pending=None)
         session.store.mark_sent(pushed.sent)
         state.put_hidden(pushed.hidden)
         state.set(usn=pre_usn, full_pending=None, pushing=None)
