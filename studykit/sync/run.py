@@ -212,6 +212,7 @@ class _Run:
             report.media = mirror.sync_media(key)
             if report.media is None:
                 state.set(media_pending=None)
+        _say(self.options, "Recording what went out…")
         session.store.mark_sent(pushed.sent)
         state.put_hidden(pushed.hidden)
         state.set(usn=pre_usn, full_pending=None, pushing=None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.sync.helpers import Phone, Student
 
 
@@ -89,3 +91,28 @@ def test_an_older_answer_from_anki_is_replayed_before_a_newer_one_here(
     assert history[1].before == history[0].after
     assert history[1].before.state is not None
     assert student.state("two") == history[1].after
+
+
+def test_a_card_image_reaches_the_phone_through_the_media_sync(
+    student: Student, phone: Phone
+) -> None:
+    import base64
+    import time
+
+    from tests.sync.helpers import DECK_YAML, write_root
+
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg=="
+    )
+    root = student.settings.root
+    (root / "decks" / "dot.png").write_bytes(png)
+    write_root(root, DECK_YAML.replace("back: The first.", 'back: "The first. ![a dot](dot.png)"'))
+    report = student.sync()
+    assert report.media is None  # the media sync went through
+    phone.sync()
+    phone.col.sync_media(phone.auth)
+    deadline = time.monotonic() + 30
+    while phone.col.media_sync_status().active and time.monotonic() < deadline:
+        time.sleep(0.01)
+    files = list((Path(phone.col.media.dir())).iterdir())
+    assert [f.read_bytes() for f in files if f.name.startswith("studykit-")] == [png]
