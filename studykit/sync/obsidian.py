@@ -40,7 +40,7 @@ from studykit.sync.srcomments import CardSpan, rewrite
 if TYPE_CHECKING:
     from studykit.study.session import StudySession
 
-__all__ = ["VaultReport", "sync_obsidian"]
+__all__ = ["VaultReport", "sync_obsidian", "take_in_reviews"]
 
 _EASE_STEP = 10
 _NOON = timedelta(hours=12)
@@ -183,6 +183,14 @@ def sync_obsidian(session: StudySession, vault: Path) -> VaultReport:
     report = VaultReport(str(vault))
     notes, report.refused = _notes(session, vault)
     report.notes = len(notes)
+    take_in_reviews(session, notes, report)
+    for note in notes:
+        _write_note(session, note, report)
+    return report
+
+
+def take_in_reviews(session: StudySession, notes: list[_Note], report: VaultReport) -> None:
+    """The plugin's reviews newer than studykit's schedules, folded into the log."""
     store = session.store
     incoming: dict[ScheduleRef, list[Incoming]] = {}
     for note in notes:
@@ -199,10 +207,7 @@ def sync_obsidian(session: StudySession, vault: Path) -> VaultReport:
                     report.waiting += 1
                     continue
                 incoming.setdefault(ref, []).append(found)
-    report.answers_in = merge_into(session, incoming).answers
-    for note in notes:
-        _write_note(session, note, report)
-    return report
+    report.answers_in += merge_into(session, incoming).answers
 
 
 def _write_note(session: StudySession, note: _Note, report: VaultReport) -> None:

@@ -28,6 +28,7 @@ async def test_y_syncs_and_the_counts_update(student: Student, phone: Phone) -> 
         await settle(pilot, lambda: plain(line).startswith("Synced"), steps=2000)
         assert "2 answer(s) in" in plain(line)
         assert session.deck_counts()[0].new == new_before - 2
+        assert home._counts["alpha"].new == new_before - 2  # what the tree shows
         assert [a.source for a in student.history("one")] == ["anki"]
 
 

@@ -44,7 +44,7 @@ CHILD = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("stop_at", ["Bringing content", "Writing", "Recording"])
+@pytest.mark.parametrize("stop_at", ["Taking in", "Bringing content", "Writing", "Recording"])
 def test_a_sync_killed_midway_loses_and_doubles_nothing(
     student: Student, phone: Phone, stop_at: str
 ) -> None:

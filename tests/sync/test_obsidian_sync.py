@@ -130,6 +130,35 @@ def test_a_plugin_review_comes_in_as_an_answer_once(vault_root: tuple[Path, Sett
         session.close()
 
 
+def test_a_plugin_review_is_read_once_even_when_its_comment_was_not_rewritten(
+    vault_root: tuple[Path, Settings],
+) -> None:
+    from studykit.sync.obsidian import VaultReport, take_in_reviews
+
+    vault, settings = vault_root
+    note = vault / "Bio.md"
+    session = _session(settings)
+    try:
+        dna = _ids(session)["DNA"]
+        today = session.study_day(session.now())
+        text = re.sub(
+            r"<!--SR:[^>]*-->",
+            f"<!--SR:!{today + timedelta(days=9)},9,250-->",
+            note.read_text(),
+            count=1,
+        )
+        note.write_text(text)
+        report = VaultReport(str(vault))
+        for _ in range(2):  # read twice, as after a write-back that was refused
+            notes, _ = _notes(session, vault)
+            take_in_reviews(session, notes, report)
+        assert report.answers_in == 1
+        sources = [a.source for a in session.store.history(card_key("bio", dna))]
+        assert sources.count(OBSIDIAN_ANSWER_SOURCE) == 1
+    finally:
+        session.close()
+
+
 def test_a_note_changed_since_it_was_read_is_left_alone(vault_root: tuple[Path, Settings]) -> None:
     vault, settings = vault_root
     note = vault / "Bio.md"
