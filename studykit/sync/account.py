@@ -157,3 +157,12 @@ def forget_key(paths: SyncPaths) -> bool:
     except FileNotFoundError:
         return False
     return True
+
+
+def keep_new_endpoint(paths: SyncPaths, key: SyncKey, new_endpoint: str) -> SyncKey:
+    """The key with the endpoint a server named (AnkiWeb moves accounts), stored at once."""
+    if not new_endpoint or new_endpoint == key.endpoint:
+        return key
+    moved = key.model_copy(update={"endpoint": new_endpoint})
+    write_key(paths, moved)
+    return moved

@@ -213,11 +213,20 @@ def take_in_reviews(session: StudySession, notes: list[_Note], report: VaultRepo
 def _write_note(session: StudySession, note: _Note, report: VaultReport) -> None:
     edits: list[tuple[CardSpan, list[Schedule]]] = []
     for deck_id, card in note.cards:
-        ref = ScheduleRef(deck_id, card.id, 1)
-        ours = plugin_entry(session, session.store.get_state(ref.key))
-        if ours is None:
+        # Each sibling's entry from its own schedule; a sibling studykit keeps none for (yet)
+        # keeps the plugin's.
+        entries = list(card.schedules)
+        for index in range(max(1, len(entries))):
+            ref = ScheduleRef(deck_id, card.id, index + 1)
+            ours = (
+                plugin_entry(session, session.store.get_state(ref.key))
+                if supported(ref.ordinal)
+                else None
+            )
+            if ours is not None:
+                entries[index : index + 1] = [ours]
+        if not entries:
             continue
-        entries = [ours, *card.schedules[1:]]
         if entries != list(card.schedules):
             edits.append((CardSpan(card.line, card.end or card.line), entries))
     if not edits:

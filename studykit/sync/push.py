@@ -44,7 +44,7 @@ from studykit.sync.remote import (
     revlog_ids,
     revlog_ids_between,
 )
-from studykit.sync.schedules import FIRST_ORDINAL, ScheduleRef
+from studykit.sync.schedules import ScheduleRef
 from studykit.sync.state import SyncState
 
 if TYPE_CHECKING:
@@ -252,10 +252,7 @@ def push(
     states = dict(unsent)
     missing = {a.key for a in answers} | {f.key for f in forgets} | set(full)
     states.update(store.states_of([key for key in missing if key not in states]))
-    refs = {
-        key: ScheduleRef(found.deck_id, found.card_id, FIRST_ORDINAL)
-        for key, found in states.items()
-    }
+    refs = {key: ScheduleRef.of(found) for key, found in states.items()}
     placed = carriers(mirror, state, models, refs.values())
     cid = {key: placed.carrier[ref].id for key, ref in refs.items() if ref in placed.carrier}
     updates: list[tuple[Any, ...]] = []

@@ -22,7 +22,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from studykit.srs.scheduler import card_key
-from studykit.sync.account import SyncKey, SyncPaths, read_key, write_key
+from studykit.sync.account import SyncKey, SyncPaths, keep_new_endpoint, read_key
 from studykit.sync.conflicts import detect_conflicts
 from studykit.sync.content import bring_content
 from studykit.sync.errors import NotLoggedIn, SyncFailed, UploadDeclined
@@ -106,11 +106,10 @@ class _Run:
         """Keep a new endpoint the server names (AnkiWeb moves accounts between hosts)."""
         if required.server_message:
             self.report.server_message = required.server_message
-        if required.new_endpoint and required.new_endpoint != key.endpoint:
-            key = key.model_copy(update={"endpoint": required.new_endpoint})
-            write_key(self.paths, key)
-            self.report.server = key.server
-        return key
+        moved = keep_new_endpoint(self.paths, key, required.new_endpoint)
+        if moved != key:
+            self.report.server = moved.server
+        return moved
 
     def _agree_to_upload(self) -> None:
         """UploadDeclined unless the user agrees (or gave `--yes`)."""

@@ -36,6 +36,12 @@ class ScheduleRef:
         """This schedule before any answer."""
         return CardState(self.key, self.deck_id, self.card_id)
 
+    @classmethod
+    def of(cls, state: CardState) -> ScheduleRef:
+        """The schedule a stored state belongs to."""
+        # States carry their ordinal once per-ordinal schedules land; before, all are first.
+        return cls(state.deck_id, state.card_id, getattr(state, "ordinal", FIRST_ORDINAL))
+
     def __str__(self) -> str:
         suffix = "" if self.ordinal == FIRST_ORDINAL else f" (card {self.ordinal})"
         return f"{self.deck_id}/{self.card_id}{suffix}"

@@ -25,6 +25,7 @@ Capital of France::Paris
 Long question
 ?
 Long answer
+Photosynthesis:::Light into sugar <!--SR:!{due},3,250!{due},5,230-->
 """
 _SR_LINE = re.compile(r"^<!--SR:[^>]*-->\n", re.MULTILINE)
 _SR = re.compile(r" ?<!--SR:[^>]*-->")
@@ -73,7 +74,7 @@ def _session(settings: Settings) -> StudySession:
 
 def _ids(session: StudySession) -> dict[str, str]:
     deck = session.library.decks["bio"]
-    return {card.front.split()[-1].rstrip("?"): card.id for card in deck.cards}
+    return {card.front.split()[-1].rstrip("?:"): card.id for card in deck.cards}
 
 
 def test_studykit_schedules_go_into_the_comments_and_nothing_else(
@@ -89,6 +90,7 @@ def test_studykit_schedules_go_into_the_comments_and_nothing_else(
         assert first.answers_in == 0 and first.written == []  # the imported schedule, as is
         session.answer(session.study_card("bio", ids["France"]), Rating.Good, duration_ms=2000)
         session.answer(session.study_card("bio", ids["question"]), Rating.Easy, duration_ms=2000)
+        session.answer(session.study_card("bio", ids["Photosynthesis"]), Rating.Good, duration_ms=1)
         report = sync_obsidian(session, vault)
     finally:
         session.close()
@@ -98,6 +100,10 @@ def test_studykit_schedules_go_into_the_comments_and_nothing_else(
     lines = after.splitlines()
     assert re.fullmatch(r"Capital of France::Paris <!--SR:![\d-]+,\d+,\d+-->", lines[3])
     assert lines[6] == "Long answer" and re.fullmatch(r"<!--SR:![\d-]+,\d+,\d+-->", lines[7])
+    # A sibling studykit keeps no schedule of its own for keeps the plugin's entry.
+    second = re.findall(r"!([\d-]+,\d+,\d+)", lines[8])
+    assert len(second) == 2 and second[1].endswith(",5,230")
+    assert second[0] != re.findall(r"!([\d-]+,\d+,\d+)", before.splitlines()[7])[0]
     assert (vault / "Bio.md.bak").read_text() == before
     assert sync_obsidian(_session(settings), vault).written == []  # nothing new to write
 
