@@ -187,17 +187,19 @@ class SyncReport:
 
 
 def _parts(*pairs: tuple[str, int]) -> str:
-    said = []
-    for word, count in pairs:
-        if count:
-            noun = word if count == 1 else _plural(word)
-            said.append(f"{count} {noun}")
-    return ", ".join(said)
+    return ", ".join(
+        f"{count} {_plural(word) if count != 1 else word}" for word, count in pairs if count
+    )
+
+
+_PLURALS = {
+    "card suspended": "cards suspended",
+    "card unsuspended": "cards unsuspended",
+    "card buried": "cards buried",
+    "card unburied": "cards unburied",
+    "due date set": "due dates set",
+}
 
 
 def _plural(word: str) -> str:
-    if word.startswith("card "):
-        return "cards " + word[5:]
-    if word.startswith("due date"):
-        return "due dates" + word[8:]
-    return word + "s"
+    return _PLURALS.get(word, word + "s")

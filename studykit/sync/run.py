@@ -80,6 +80,7 @@ def run_sync(session: StudySession, paths: SyncPaths, options: SyncOptions) -> S
             session.store.mark_all_unsent()
             state.set(account=key.account)
         report = SyncReport(server=key.server)
+        _say(options, "Opening the mirror collection…")
         with Mirror.open(paths) as mirror:
             _Run(session, mirror, state, paths, options, report).sync(key)
     report.seconds = time.monotonic() - started
