@@ -80,6 +80,10 @@ def sync(ctx: click.Context, as_json: bool, yes: bool, enable_fsrs: bool) -> Non
         click.echo(json_text(report.as_json()))
     else:
         click.echo("\n".join(report.lines()))
+    for problem in session.library.problems:
+        click.echo(f"studykit: {problem}", err=True)
+    if session.library.problems:
+        raise SystemExit(EXIT_PROBLEM)
 
 
 @sync.command("login")

@@ -104,6 +104,8 @@ class SyncReport:
     notes_updated: int = 0
     removed_sent: int = 0
     presets_updated: int = 0
+    content_held: int = 0
+    """Files that failed to load: no content went into Anki this time."""
     conflicts: list[ConflictLine] = field(default_factory=list)
     ended: list[ConflictLine] = field(default_factory=list)
     """Conflicts this sync ended (brought back, or replaced by the changed YAML)."""
@@ -170,6 +172,11 @@ class SyncReport:
             lines.append(
                 f"{self.removed_sent} card(s) removed from the YAML went out tagged "
                 "studykit::removed."
+            )
+        if self.content_held:
+            lines.append(
+                f"No content went into Anki: {self.content_held} file(s) failed to load "
+                "(they are listed on stderr; `studykit check` says more). Answers synced."
             )
         if self.conflicts:
             lines.append(f"Conflicts ({len(self.conflicts)}); YAML is the master copy:")

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from studykit.srs.scheduler import card_key
 from studykit.sync.account import SyncKey, SyncPaths, keep_new_endpoint, read_key
 from studykit.sync.conflicts import detect_conflicts
-from studykit.sync.content import bring_content
+from studykit.sync.content import ContentResult, bring_content
 from studykit.sync.errors import NotLoggedIn, SyncFailed, UploadDeclined
 from studykit.sync.merge import FlagChange, Incoming, from_anki, kind_of, merge_into
 from studykit.sync.mirror import Mirror, Required, remove_mirror
@@ -154,8 +154,13 @@ class _Run:
         self._take_in(models, since)
         news = detect_conflicts(session, mirror, state, self.paths, models, since)
         self._check_fsrs()
-        _say(self.options, "Bringing content changes into the mirror…")
-        content = bring_content(session, mirror, state, self.paths, force=since is None)
+        if session.library.problems:
+            # A deck that failed to load would go out as removed: the content waits.
+            content = ContentResult()
+            self.report.content_held = len(session.library.bad_files)
+        else:
+            _say(self.options, "Bringing content changes into the mirror…")
+            content = bring_content(session, mirror, state, self.paths, force=since is None)
         models = model_ids(mirror.db)  # a first import brings studykit's notetypes
         report = self.report
         report.notes_added += content.added

@@ -209,7 +209,6 @@ class Student:
         from studykit.study.session import StudySession
 
         library = load_library(self.settings.root)
-        assert not library.problems, library.problems
         store = Store.open(self.settings.database_path)
         session = StudySession(library, store, self.settings, tz=UTC, enable_fuzzing=False)
         self.sessions.append(session)

@@ -143,3 +143,18 @@ def test_answers_from_a_cram_deck_follow_the_quiz_rule(
     assert student.state("one") == before
     assert len(student.history("one")) == 1
     assert student.sync().cram_left_out == 0  # taken in once
+
+
+def test_while_a_deck_fails_to_load_answers_sync_but_no_content_goes_out(
+    student: Student, phone: Phone
+) -> None:
+    _synced(student, phone)
+    phone.answer("one", 3)
+    phone.sync()
+    (student.settings.root / "decks" / "alpha.yaml").write_text("id: alpha\ncards: [\n")
+    report = student.sync()
+    assert report.content_held == 1 and report.answers_in == 1
+    assert any("failed to load" in line for line in report.lines())
+    phone.sync()
+    tags = phone.col.db.list("SELECT tags FROM notes")
+    assert tags and not any("removed" in tag for tag in tags)  # nothing went out as removed
