@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from studykit.srs.ankilinks import MergeWrites
     from studykit.study.session import StudySession
 
-__all__ = ["FlagChange", "Incoming", "MergeCounts", "from_anki", "kind_of", "merge_into"]
+__all__ = ["FlagChange", "Incoming", "MergeCounts", "incoming_of", "kind_of", "merge_into"]
 
 SEEN_SET_DUE, SEEN_CRAM, SEEN_RESCHEDULED, SEEN_OTHER = "set-due", "cram", "rescheduled", "other"
 
@@ -96,7 +96,7 @@ class Incoming:
     """A set due date's day, as the card has it in Anki now (None: moved since)."""
 
 
-def from_anki(row: RemoteRow, due: datetime | None = None) -> Incoming:
+def incoming_of(row: RemoteRow, due: datetime | None = None) -> Incoming:
     """An Anki revlog row as incoming."""
     kind = kind_of(row)
     rating = Rating(row.ease) if kind in ("answer", "cram") else None

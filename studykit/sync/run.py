@@ -25,8 +25,8 @@ from studykit.srs.scheduler import card_key
 from studykit.sync.account import SyncKey, SyncPaths, keep_new_endpoint, read_key
 from studykit.sync.conflicts import detect_conflicts
 from studykit.sync.content import ContentResult, bring_content
-from studykit.sync.errors import NotLoggedIn, SyncFailed, UploadDeclined
-from studykit.sync.merge import FlagChange, Incoming, from_anki, kind_of, merge_into
+from studykit.sync.errors import NotLoggedIn, SyncFailed, UploadDeclined, from_anki
+from studykit.sync.merge import FlagChange, Incoming, incoming_of, kind_of, merge_into
 from studykit.sync.mirror import Mirror, Required, remove_mirror
 from studykit.sync.push import push
 from studykit.sync.remote import (
@@ -82,7 +82,12 @@ def run_sync(session: StudySession, paths: SyncPaths, options: SyncOptions) -> S
         report = SyncReport(server=key.server)
         _say(options, "Opening the mirror collection…")
         with Mirror.open(paths) as mirror:
-            _Run(session, mirror, state, paths, options, report).sync(key)
+            from anki.errors import BackendError
+
+            try:
+                _Run(session, mirror, state, paths, options, report).sync(key)
+            except BackendError as error:  # a backend call not made through `Mirror.run`
+                raise from_anki(error, key.server) from error
     report.seconds = time.monotonic() - started
     return report
 
@@ -242,7 +247,7 @@ class _Run:
                 if kind_of(row) in ("answer", "cram"):
                     self.report.waiting += 1
                 continue
-            by_ref.setdefault(ref, []).append(from_anki(row, set_due.get(row.id)))
+            by_ref.setdefault(ref, []).append(incoming_of(row, set_due.get(row.id)))
         flags, shown = _flag_changes(cards, held, state.hidden())
         counts = merge_into(session, by_ref, flags)
         state.put_hidden(shown)

@@ -97,3 +97,14 @@ def test_a_bad_endpoint_is_bad_input(student: Student, tmp_path: Path) -> None:
         student, "sync", "login", "--endpoint", "ftp://x", "--username", USER, password="x"
     )
     assert done.returncode == 2 and "not an http" in done.stderr
+
+
+def test_one_sync_at_a_time(student: Student) -> None:
+    from studykit.srs.lock import holding
+
+    student.paths.folder.mkdir(parents=True, exist_ok=True)
+    with holding(student.paths.lock) as held:
+        assert held
+        with pytest.raises(SyncFailed, match="another sync of this data dir is running"):
+            student.sync()
+    assert student.sync().full == "upload"  # once the other one is done
