@@ -18,8 +18,9 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(VENV)/bin/studykit
 
+# worksteal: a worker that runs dry takes queued tests from the other (a few long tests).
 test: $(STAMP)
-	$(PY) -m pytest -q -n auto
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

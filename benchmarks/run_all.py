@@ -18,6 +18,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_browse
+import bench_check_experiments
 import bench_child
 import bench_experiments
 import bench_export
@@ -182,6 +183,8 @@ def main() -> None:
     bench_export_media.main()
     print()
     bench_experiments.main()
+    print()
+    bench_check_experiments.main()
     print()
     bench_child.main()
     # Memory model (optimize, simulate, workload): its own block, so it merges cleanly.

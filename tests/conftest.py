@@ -90,6 +90,14 @@ def make_library(decks: Sequence[Deck], notes: Sequence[Note] = (), root: Path =
     )
 
 
+@pytest.fixture(scope="session")
+def bundled_library() -> Library:
+    """The bundled content, loaded once per test process (each xdist worker): read, never change."""
+    from studykit.content.loading import load_library
+
+    return load_library(bundled_root())
+
+
 @pytest.fixture
 def small_library() -> Library:
     """One note and two decks citing it: `alpha` (3 basic cards), `beta` (2 cards, one cloze)."""

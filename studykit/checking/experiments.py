@@ -19,6 +19,7 @@ from studykit.experiments.installed import torch_installed
 
 if TYPE_CHECKING:
     from studykit.experiments.base import Result
+    from studykit.experiments.cache import Runner
     from studykit.quiz.variants import Value
 
 REGISTRY = "studykit.experiments.registry"
@@ -66,9 +67,10 @@ def _links(library: Library, scope: Scope) -> Iterator[Link]:
 class _Checker:
     """Runs each distinct (experiment, parameters) once and reports per link."""
 
-    def __init__(self, library: Library, report: Report) -> None:
+    def __init__(self, library: Library, report: Report, runner: Runner) -> None:
         self.library = library
         self.report = report
+        self.runner = runner
         self.runs: dict[tuple[str, str], Result | StudykitError] = {}
         self.compared = 0
         self.without = 0
@@ -101,12 +103,10 @@ class _Checker:
         )
 
     def run(self, name: str, params: Mapping[str, object]) -> Result | StudykitError:
-        from studykit.experiments.runner import run_experiment
-
         key = (name, json.dumps(dict(params), sort_keys=True))
         if key not in self.runs:
             try:
-                self.runs[key] = run_experiment(name, params, device=DEVICE)
+                self.runs[key] = self.runner(name, params, device=DEVICE)
             except StudykitError as error:
                 self.runs[key] = error
         return self.runs[key]
@@ -207,8 +207,13 @@ def _measures(link: Link) -> bool:
     return card is not None and card.kind in COMPUTED_KINDS and link.ref.answer is not None
 
 
-def check_experiments(library: Library, scope: Scope, report: Report) -> None:
-    """Linked names must be registered; links with a closed form are run on cpu and compared."""
+def check_experiments(
+    library: Library, scope: Scope, report: Report, *, runner: Runner | None = None
+) -> None:
+    """Linked names must be registered; links with a closed form are run on cpu and compared.
+
+    Each distinct run goes through `runner` (default `run_experiment`, in a child process).
+    """
     if importlib.util.find_spec(REGISTRY) is None:
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
         return
@@ -217,7 +222,11 @@ def check_experiments(library: Library, scope: Scope, report: Report) -> None:
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
         return
     known = ", ".join(registered)
-    checker = _Checker(library, report)
+    if runner is None:
+        from studykit.experiments.runner import run_experiment
+
+        runner = run_experiment
+    checker = _Checker(library, report, runner)
     torch = torch_installed()
     started = time.perf_counter()
     for link in _links(library, scope):

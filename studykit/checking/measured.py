@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from studykit.checking.findings import Problem, Report
 from studykit.checking.scope import Scope, shown_path
@@ -18,6 +19,9 @@ from studykit.content.loading import Library
 from studykit.content.model import ExperimentRef, Measurement
 from studykit.core.errors import StudykitError
 from studykit.experiments.installed import torch_installed
+
+if TYPE_CHECKING:
+    from studykit.experiments.cache import Runner
 
 
 def _entries(library: Library, scope: Scope) -> Iterator[Measurement]:
@@ -56,15 +60,24 @@ def drift(entry: Measurement, measured: float) -> str | None:
     )
 
 
-def check_measured(library: Library, scope: Scope, report: Report, *, run: bool) -> None:
-    """Entries name a registered experiment and valid params; `run` re-runs and flags drift."""
+def check_measured(
+    library: Library, scope: Scope, report: Report, *, run: bool, runner: Runner | None = None
+) -> None:
+    """Entries name a registered experiment and valid params; `run` re-runs and flags drift.
+
+    Each re-run goes through `runner` (default `run_experiment`, in a child process).
+    """
     entries = list(_entries(library, scope))
     for entry in entries:
         wrong = _static(entry)
         if wrong is not None:
             report.problems.append(_problem(library, entry, wrong))
     if run and torch_installed():
-        _rerun(library, entries, report)
+        if runner is None:
+            from studykit.experiments.runner import run_experiment
+
+            runner = run_experiment
+        _rerun(library, entries, report, runner)
 
 
 def _static(entry: Measurement) -> str | None:
@@ -79,10 +92,8 @@ def _static(entry: Measurement) -> str | None:
     return None if finding is None else finding.message
 
 
-def _rerun(library: Library, entries: list[Measurement], report: Report) -> None:
+def _rerun(library: Library, entries: list[Measurement], report: Report, runner: Runner) -> None:
     """Re-run each deterministic entry (one run per experiment, parameters, seed and device)."""
-    from studykit.experiments.runner import run_experiment
-
     results: dict[str, dict[str, float] | str] = {}
     compared = shown = 0
     for entry in entries:
@@ -93,7 +104,7 @@ def _rerun(library: Library, entries: list[Measurement], report: Report) -> None
         key = json.dumps([entry.experiment, entry.params, entry.seed, entry.device], sort_keys=True)
         if key not in results:
             try:
-                result = run_experiment(
+                result = runner(
                     entry.experiment, entry.params, device=entry.device, seed=entry.seed
                 )
                 numbers = [a for a in result.outcome.answers if not isinstance(a.value, str)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
@@ -23,6 +24,9 @@ from studykit.content.loading import Library, load_library
 from studykit.content.model import COMPUTED_KINDS, ExperimentRef, Origin
 from studykit.core.errors import StudykitError
 from studykit.expressions.scripts import mixed_scripts, names_in
+
+if TYPE_CHECKING:
+    from studykit.experiments.cache import Runner
 
 FOLDERS = ("content", "decks")
 
@@ -163,9 +167,16 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
 
 
 def run_check(
-    paths: Sequence[Path], default_root: Path, *, run_experiments: bool = False
+    paths: Sequence[Path],
+    default_root: Path,
+    *,
+    run_experiments: bool = False,
+    runner: Runner | None = None,
 ) -> Report:
-    """Check the given files or folders (default: the whole default root)."""
+    """Check the given files or folders (default: the whole default root).
+
+    `runner` runs each experiment (default `run_experiment`: a child process within budget).
+    """
     report = Report()
     for scope in scopes(paths, default_root):
         library = load_library(scope.root)
@@ -173,8 +184,8 @@ def run_check(
         if run_experiments:
             from studykit.checking.experiments import check_experiments
 
-            check_experiments(library, scope, report)
-        check_measured(library, scope, report, run=run_experiments)
+            check_experiments(library, scope, report, runner=runner)
+        check_measured(library, scope, report, run=run_experiments, runner=runner)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     report.warnings.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

@@ -25,6 +25,8 @@ def card_json(row: CardRow) -> dict[str, Any]:
     return {
         "key": row.name,
         "deck": card.deck.id,
+        "card": card.card.id,
+        "ordinal": card.ordinal,
         "state": card.state,
         "due": None if row.due is None else row.due.isoformat(),
         "interval": None
@@ -57,7 +59,7 @@ def _cells(row: CardRow) -> tuple[str, ...]:
         interval,
         str(row.reps),
         str(card.lapses),
-        question_line(card.card, 50),
+        question_line(card.card, 50, card.ordinal),
     )
 
 
@@ -72,7 +74,10 @@ def _cells(row: CardRow) -> tuple[str, ...]:
     "text",
     metavar="TEXT",
     default="",
-    help='Words, "phrases", tag:x, deck:x, is:new|learning|review|due|suspended|leech|buried.',
+    help=(
+        'Words, "phrases", tag:x, deck:x, card:N (ordinal: a reversed card\'s back is 2, '
+        "a cloze's c2 is 2), is:new|learning|review|due|suspended|leech|buried."
+    ),
 )
 @click.option(
     "--limit",
@@ -96,8 +101,10 @@ def cards(
 ) -> None:
     """List cards with state, due date, interval, stability, difficulty and where they are.
 
-    The state flags combine (--suspended --leech: suspended leeches). Files that fail to
-    load are reported on stderr and make the exit status 1.
+    A card with several ordinals (a reversed card's two directions, a cloze's deletions) is
+    listed once per ordinal, as `deck/card#2`. The state flags combine (--suspended --leech:
+    suspended leeches). Files that fail to load are reported on stderr and make the exit
+    status 1.
     """
     from studykit.core.terminal import table_lines
     from studykit.study.search import Query, QueryError, Term, parse_query

@@ -222,6 +222,10 @@ def _finish(
         count = _import_schedules(ctx, kept)
         imported = count.imported
         summary += f"; {count.imported} schedule(s) imported, {count.already} already here"
+        if count.dropped:
+            summary += f", {len(count.dropped)} card(s) with more SR entries than siblings"
+            for why in count.dropped:
+                click.echo(one_line(f"studykit: {why}"), err=to_stderr)
     elif scheduled:
         why = "give -o to import them" if writing is None else "--no-schedules"
         summary += f"; {scheduled} schedule(s) not imported ({why})"
@@ -283,7 +287,7 @@ def _import_schedules(ctx: click.Context, found: list[ObsidianImport]) -> Schedu
 
     settings = settings_from(ctx)
     cards = [
-        (deck.id, card.id, card.schedules)
+        (deck.id, card.id, card.ordinals, card.schedules)
         for one in found
         for deck in one.decks
         for card in deck.cards

@@ -61,8 +61,11 @@ def show_note(ctx: click.Context, note_id: str) -> None:
 def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
     """Print deck ID: every card's front and back as review shows them.
 
-    A computed card shows one variant (drawn with --seed), its answer and worked steps.
+    A card with several ordinals shows each as review asks it: a cloze one block per
+    deletion (that one hidden, the others filled in), a reversed card both directions. A
+    computed card shows one variant (drawn with --seed), its answer and worked steps.
     """
+    from studykit.content.ordinals import ordinal_label
     from studykit.core.suggest import did_you_mean
     from studykit.core.terminal import terminal_safe
     from studykit.study.cardtext import card_markdown, plain_text
@@ -75,9 +78,14 @@ def show_deck(ctx: click.Context, deck_id: str, seed: int) -> None:
     note = library.note_for(deck)
     lines = [f"# {deck.name} ({len(deck.cards)} cards)"]
     for card in deck.cards:
-        front, back = card_markdown(card, note, seed)
-        lines += ["", f"## {card.id} ({card.kind})", "", front.rstrip(), "", "**Answer:**", ""]
-        lines.append(back.rstrip())
+        several = len(card.ordinals) > 1
+        for ordinal in card.ordinals:
+            front, back = card_markdown(card, note, seed, ordinal)
+            name = f"{card.id}#{ordinal}" if several or ordinal != 1 else card.id
+            side = ordinal_label(card.kind, ordinal) if several or card.kind == "cloze" else ""
+            kind = f"{card.kind}, {side}" if side else card.kind
+            lines += ["", f"## {name} ({kind})", "", front.rstrip(), "", "**Answer:**", ""]
+            lines.append(back.rstrip())
     # Titles and names go in raw; the rendered bodies are escaped already (no harm twice).
     click.echo(plain_text(terminal_safe("\n".join(lines), multiline=True)))
     if library.problems:

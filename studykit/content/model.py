@@ -12,6 +12,7 @@ from typing import Annotated, Literal, Self, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, WithJsonSchema, model_validator
 
+from studykit.content.ordinals import card_ordinals
 from studykit.text.clozes import CLOZE_PATTERN, cloze_number_problem
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9-]*$"
@@ -360,6 +361,11 @@ class Card(Strict):
             raise ValueError("`front` is empty")
         return self
 
+    @property
+    def ordinals(self) -> tuple[int, ...]:
+        """The card's schedules: 1; 1 and 2 when reversed; a cloze's deletion numbers."""
+        return card_ordinals(self.kind, self.front)
+
 
 class Deck(Strict):
     """A deck: one file under `decks/`, pointing at one note."""
@@ -378,6 +384,17 @@ class Deck(Strict):
             "Easy Days for this deck's cards, e.g. {sat: 0.5, sun: 0}: a weekday's share of a "
             "normal day's reviews (1 normal, 0 as few as possible); replaces config.toml's."
         ),
+    )
+    bury_new_siblings: bool | None = Field(
+        default=None,
+        description=(
+            "When one ordinal of a card (a cloze deletion, a direction) is answered, its new "
+            "siblings wait until tomorrow, as in Anki (default: config.toml's, else true)."
+        ),
+    )
+    bury_review_siblings: bool | None = Field(
+        default=None,
+        description=("The same for siblings due for review (default: config.toml's, else true)."),
     )
     cards: tuple[Card, ...] = Field(min_length=1, description="The cards.")
 

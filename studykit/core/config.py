@@ -55,6 +55,9 @@ class Settings:
     relearning_steps: tuple[timedelta, ...] = field(default=(timedelta(minutes=10),))
     rollover_hour: int = 4
     leech_lapses: int = 8
+    bury_new_siblings: bool = True  # an answered ordinal's new siblings wait until tomorrow
+    bury_review_siblings: bool = True  # and its siblings due for review
+    new_cards_ignore_review_limit: bool = False  # Anki's v3 default: the review limit caps new
     backups_kept: int = 10  # daily copies of the study database in <data dir>/backups
     enable_fuzzing: bool = True  # spread due dates as Anki does; tests turn it off
     load_balancer: bool = True  # inside the fuzz range, the day with fewer reviews (Anki's)

@@ -57,6 +57,19 @@ class ConfigFile(BaseModel):
         None
     )
     """Quiz answers reschedule cards that are not due (as Anki's filtered decks can)."""
+    bury_new_siblings: Annotated[
+        bool | None, Field(json_schema_extra={"accepts": "true or false"})
+    ] = None
+    """An answered ordinal's new siblings wait until tomorrow (a deck may say otherwise)."""
+    bury_review_siblings: Annotated[
+        bool | None, Field(json_schema_extra={"accepts": "true or false"})
+    ] = None
+    """An answered ordinal's siblings due for review wait until tomorrow."""
+    new_cards_ignore_review_limit: Annotated[
+        bool | None, Field(json_schema_extra={"accepts": "true or false"})
+    ] = None
+    """New cards stop only at the new limit (Anki's option of that name; by default, as in
+    Anki, a deck shows new cards only while its reviews leave room under the review limit)."""
     experiment_budget: Budget | None = None
     """Memory and time one experiment run may use, in the form of `--budget` (`4GiB,120s`)."""
     load_balancer: Annotated[bool | None, Field(json_schema_extra={"accepts": "true or false"})] = (

@@ -30,6 +30,7 @@ from studykit.export.ledger import ExportLedger
 from studykit.export.modelids import (
     BASIC_MODEL_ID,
     CLOZE_MODEL_ID,
+    COMPUTED_MODEL_ID,
     REVERSED_MODEL_ID,
     TYPE_IN_MODEL_ID,
 )
@@ -47,18 +48,47 @@ img { max-width: 100%; height: auto; }
 .sk-right { color: #1a7f37; }
 .sk-wrong { color: #c62828; }
 .sk-unread { color: #8a6d00; }
+.sk-fronts .sk-v-back, .sk-backs .sk-v-front { display: none; }
 """
 _SOURCE = "{{#Source}}<div class=source>{{Source}}</div>{{/Source}}"
 
 
-@lru_cache(maxsize=1)
-def typein_script() -> str:
-    """The type-in check (studykit/export/typein.js), as the back template embeds it."""
-    script = resources.files("studykit.export").joinpath("typein.js").read_text(encoding="utf-8")
+@lru_cache(maxsize=2)
+def template_script(name: str = "typein.js") -> str:
+    """One of studykit/export's scripts (typein.js, variants.js), as templates embed it."""
+    script = resources.files("studykit.export").joinpath(name).read_text(encoding="utf-8")
     # Anki reads any double brace in a template as a field; the script must have none.
     if "{{" in script or "}}" in script or "</script" in script.lower():
-        raise RuntimeError("typein.js has a double brace or a closing script tag")
+        raise RuntimeError(f"{name} has a double brace or a closing script tag")
     return script
+
+
+def typein_script() -> str:
+    """The type-in check (studykit/export/typein.js), as the back template embeds it."""
+    return template_script("typein.js")
+
+
+def computed_script() -> str:
+    """What both templates of a computed card run: the type-in check, then the variants."""
+    return f"{template_script('typein.js')}\n{template_script('variants.js')}"
+
+
+_VARIANTS_FRONT = "<div class=sk-fixed>{{Front}}</div>"
+_VARIANTS_FRONT += '<div class="sk-variants sk-fronts" hidden>{{Variants}}</div>'
+
+
+def _computed_templates() -> tuple[str, str]:
+    """(front, back) of the computed notetype: the note's fields, then the variants that the
+    script shows one of; the scripts come last, where what they read exists."""
+    script = f"<script>\n{computed_script()}</script>"
+    front = f"{_VARIANTS_FRONT}<br><br>{{{{type:Answer}}}}{script}"
+    back = (
+        f"{_VARIANTS_FRONT}<hr id=answer>{{{{type:Answer}}}}<div id=sk-check hidden></div>"
+        "<br><br><div class=sk-fixed>{{Back}}</div>"
+        '<div class="sk-variants sk-backs" hidden>{{Variants}}</div>'
+        f"{_SOURCE}{script}"
+    )
+    return front, back
 
 
 def _typein_back() -> str:
@@ -117,6 +147,19 @@ def _models() -> dict[ModelKind, Any]:
             ],
         ),
         "cloze": cloze,
+        "computed": _model(
+            COMPUTED_MODEL_ID,
+            "studykit computed",
+            # One note and card per computed card; Variants holds the baked variants.
+            ["Front", "Answer", "Back", "Source", "Variants"],
+            [
+                {
+                    "name": "Card 1",
+                    "qfmt": _computed_templates()[0],
+                    "afmt": _computed_templates()[1],
+                }
+            ],
+        ),
         "type-in": _model(
             TYPE_IN_MODEL_ID,
             "studykit type-in",

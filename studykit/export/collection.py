@@ -3,9 +3,9 @@
 genanki writes decks on the Default preset and `rows.py` notes and new cards. Here the
 collection gets a creation time at the start of the export's study day (so review `due` days
 count from it, as Anki's importer expects), each deck its own FSRS preset, and, with
-scheduling, each studykit card's state, memory state, suspension or burial and review log. A
-studykit card that becomes several Anki cards (reversed, cloze, baked variants) carries its
-schedule and history on the first of them; suspension and burial apply to all of them.
+scheduling, each studykit schedule's state, memory state, suspension or burial and review log
+on its own Anki card: the card of ord n holds ordinal n + 1 of its studykit card (a reversed
+card's back is ord 1, a cloze's c3 ord 2; a computed card is one card, its variants baked in).
 """
 
 from __future__ import annotations
@@ -15,10 +15,16 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from studykit.export.history import ExportSource, Scheduling
+from studykit.export.history import ExportSource, ScheduleRef, Scheduling
 from studykit.export.plan import PlannedDeck, PlannedNote
 from studykit.export.presets import DeckOptions, preset_id, preset_json
-from studykit.export.schedule import card_columns, hidden_queue, revlog_rows
+from studykit.export.schedule import (
+    QUEUE_SIBLING_BURIED,
+    card_columns,
+    hidden_queue,
+    revlog_rows,
+)
+from studykit.srs.records import CardState
 
 LEECH_TAG = "leech"
 _DECAY_INDEX = 20
@@ -62,15 +68,15 @@ def write_presets(
     )
 
 
-def _cards_by_guid(cursor: sqlite3.Cursor) -> dict[str, list[int]]:
-    """Each note's card ids, by template order (one query: notes.guid has no index)."""
-    cards: dict[str, list[int]] = {}
+def _cards_by_guid(cursor: sqlite3.Cursor) -> dict[str, list[tuple[int, int]]]:
+    """Each note's (ord, card id) pairs, by template order (one query: notes.guid has no index)."""
+    cards: dict[str, list[tuple[int, int]]] = {}
     rows = cursor.execute(
-        "SELECT notes.guid, cards.id FROM cards JOIN notes ON notes.id = cards.nid "
+        "SELECT notes.guid, cards.ord, cards.id FROM cards JOIN notes ON notes.id = cards.nid "
         "ORDER BY notes.guid, cards.ord"
     )
-    for guid, card in rows:
-        cards.setdefault(guid, []).append(card)
+    for guid, ord_, card in rows:
+        cards.setdefault(guid, []).append((ord_, card))
     return cards
 
 
@@ -87,47 +93,59 @@ def write_scheduling(
     *,
     mod: int,
 ) -> int:
-    """Card states, memory states, hiding and revlog rows; the number of revlog rows."""
+    """Each Anki card's state, memory state, hiding and revlog rows; the number of revlog rows.
+
+    The Anki card of ord n carries the schedule (deck, card, n + 1): one studykit schedule
+    per Anki card, and the other way round.
+    """
     scheduling = source.scheduling
     if scheduling is None:
         return 0
     revlog = 0
-    seen: set[tuple[str, str]] = set()
     taken: set[int] = set()
     cards_by_guid = _cards_by_guid(cursor)
     for planned, guid in zip(notes, guids, strict=True):
-        ref = (planned.deck_id, planned.card_id)
-        state = scheduling.states.get(ref)
-        if state is None:
-            continue
-        card_ids = cards_by_guid.get(guid, [])
-        if not card_ids:
-            raise ValueError(f"the package has no cards for note {guid} ({ref[0]}/{ref[1]})")
-        first = ref not in seen
-        seen.add(ref)
-        if state.leech:  # as Anki marks a leech: its note tagged `leech`
+        cards = cards_by_guid.get(guid, [])
+        if not cards:
+            raise ValueError(
+                f"the package has no cards for note {guid} ({planned.deck_id}/{planned.card_id})"
+            )
+        leech = False
+        for ord_, card in cards:
+            ref = (planned.deck_id, planned.card_id, ord_ + 1)
+            state = scheduling.states.get(ref)
+            if state is None:
+                if ref in scheduling.sibling_buried:  # new, waiting for a sibling's tomorrow
+                    cursor.execute(
+                        "UPDATE cards SET queue = ?, mod = ? WHERE id = ?",
+                        (QUEUE_SIBLING_BURIED, mod, card),
+                    )
+                continue
+            leech = leech or state.leech
+            revlog += _schedule_card(
+                cursor, card, ref, state, scheduling, source, mod=mod, taken=taken
+            )
+        if leech:  # as Anki marks a leech: its note tagged `leech`
             cursor.execute(
                 "UPDATE notes SET tags = tags || ? WHERE guid = ? AND tags NOT LIKE ?",
                 (f"{LEECH_TAG} ", guid, f"% {LEECH_TAG} %"),
             )
-        hidden = hidden_queue(state, scheduling.now)
-        rest = card_ids[1:] if first else card_ids
-        if hidden is not None and rest:
-            cursor.executemany(
-                "UPDATE cards SET queue = ?, mod = ? WHERE id = ?",
-                [(hidden, mod, card) for card in rest],
-            )
-        if first:
-            revlog += _schedule_card(
-                cursor, card_ids[0], ref, scheduling, source, mod=mod, taken=taken
-            )
     return revlog
+
+
+def _hidden(state: CardState, ref: ScheduleRef, scheduling: Scheduling) -> int | None:
+    """The queue of a hidden card: suspended, buried by hand, buried for a sibling."""
+    hidden = hidden_queue(state, scheduling.now)
+    if hidden is None and ref in scheduling.sibling_buried:
+        return QUEUE_SIBLING_BURIED
+    return hidden
 
 
 def _schedule_card(
     cursor: sqlite3.Cursor,
     card: int,
-    ref: tuple[str, str],
+    ref: ScheduleRef,
+    state: CardState,
     scheduling: Scheduling,
     source: ExportSource,
     *,
@@ -135,7 +153,6 @@ def _schedule_card(
     taken: set[int],
 ) -> int:
     """Write one card's columns and its revlog rows; how many rows."""
-    state = scheduling.states[ref]
     options = source.options[ref[0]]
     columns = card_columns(
         state,
@@ -146,8 +163,8 @@ def _schedule_card(
         retention=options.desired_retention,
         decay=_decay(options),
     )
+    hidden = _hidden(state, ref, scheduling)
     if columns is None:
-        hidden = hidden_queue(state, scheduling.now)
         if hidden is not None:
             cursor.execute("UPDATE cards SET queue = ?, mod = ? WHERE id = ?", (hidden, mod, card))
     else:
@@ -156,7 +173,7 @@ def _schedule_card(
             "lapses = ?, left = ?, data = ?, mod = ? WHERE id = ?",
             (
                 columns.type,
-                columns.queue,
+                hidden if hidden is not None else columns.queue,
                 columns.due,
                 columns.ivl,
                 columns.factor,

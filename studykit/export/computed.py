@@ -1,4 +1,4 @@
-"""Computed (numeric/symbolic) cards as Anki type-in notes: baked variants, or the formula."""
+"""Computed (numeric/symbolic) cards for Anki: the variants their one note carries, or formula."""
 
 from __future__ import annotations
 

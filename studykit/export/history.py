@@ -20,20 +20,23 @@ if TYPE_CHECKING:
     from studykit.core.config import Settings
     from studykit.study.session import StudySession
 
-CardRef = tuple[str, str]
+ScheduleRef = tuple[str, str, int]
+"""(deck id, card id, ordinal): one schedule, one Anki card (its ord is ordinal - 1)."""
 
 
 @dataclass(frozen=True)
 class Scheduling:
-    """Card states and answers by (deck id, card id), and Anki's day numbering for them."""
+    """States and answers by schedule (deck, card, ordinal), and Anki's day numbering."""
 
     now: datetime
     days: AnkiDays
     rollover_hour: int
     minutes_west: int
     """The local time zone at the collection's creation, as Anki's `creationOffset`."""
-    states: Mapping[CardRef, CardState] = field(default_factory=dict)
-    answers: Mapping[CardRef, tuple[Answer, ...]] = field(default_factory=dict)
+    states: Mapping[ScheduleRef, CardState] = field(default_factory=dict)
+    answers: Mapping[ScheduleRef, tuple[Answer, ...]] = field(default_factory=dict)
+    sibling_buried: frozenset[ScheduleRef] = frozenset()
+    """Schedules waiting for tomorrow because a sibling was answered today (Anki's queue -2)."""
 
 
 @dataclass(frozen=True)
@@ -72,11 +75,11 @@ def session_source(
         crt=int(start.timestamp()), today=today, tomorrow_at=end, study_day=session.study_day
     )
     states, answers = session.scheduling_records([deck.id for deck in decks])
-    by_card: dict[CardRef, list[Answer]] = {}
+    by_card: dict[ScheduleRef, list[Answer]] = {}
     for answer in answers:
         if answer.imported:  # a starting state brought in from elsewhere is no Anki review
             continue
-        by_card.setdefault((answer.deck_id, answer.card_id), []).append(answer)
+        by_card.setdefault((answer.deck_id, answer.card_id, answer.ordinal), []).append(answer)
     return ExportSource(
         options=options,
         scheduling=Scheduling(
@@ -84,7 +87,8 @@ def session_source(
             days=days,
             rollover_hour=settings.rollover_hour,
             minutes_west=-round(offset.total_seconds() / 60),
-            states={(s.deck_id, s.card_id): s for s in states},
+            states={(s.deck_id, s.card_id, s.ordinal): s for s in states},
             answers={ref: tuple(found) for ref, found in by_card.items()},
+            sibling_buried=frozenset(session.sibling_buried([deck.id for deck in decks])),
         ),
     )

@@ -13,13 +13,17 @@ from typing import TYPE_CHECKING, Literal, NamedTuple
 from studykit.content.citations import card_side
 from studykit.content.loading import Library
 from studykit.content.model import COMPUTED_KINDS, Card, Deck, Note
+from studykit.core.errors import StudykitError
 from studykit.export.computed import TypeInVariant, formula_variant
 from studykit.export.html import inline_html, markdown_html
+from studykit.text.clozes import cloze_numbers
 
 if TYPE_CHECKING:
     from studykit.export.media import MediaPack
 
-ModelKind = Literal["basic", "reversed", "cloze", "type-in"]
+ModelKind = Literal["basic", "reversed", "cloze", "type-in", "computed"]
+"""Our notetypes; "type-in" (a note per baked variant) is only written for notes exported
+before computed cards became one note each, sent once more as removed."""
 Progress = Callable[[int], None]
 VariantSource = Callable[[Deck, Card, int], Sequence[TypeInVariant] | None]
 FieldRender = Callable[[str, bool], str]
@@ -123,6 +127,7 @@ def _card_notes(
     back = field(card.back or "", plot=plot() if card.kind not in COMPUTED_KINDS else "")
     if card.kind == "cloze":
         fields = (field(card.front, cloze=True), back, where)
+        _same_ordinals(deck, card, tuple(cloze_numbers(fields[0])) or (1,))
         return [PlannedNote("cloze", deck.id, card.id, key, fields, tags)], False
     if card.kind not in COMPUTED_KINDS:
         kind: ModelKind = "reversed" if card.kind == "reversed" else "basic"
@@ -130,21 +135,53 @@ def _card_notes(
         return [PlannedNote(kind, deck.id, card.id, key, fields, tags)], False
     drawn = source(deck, card, variants) if source is not None and variants > 0 else None
     baked = bool(drawn)
-    notes = []
+    shown = []  # (front, back) HTML and (answer, check) text of each variant
     for variant in drawn or [formula_variant(card)]:
-        guid = key if variant.seed is None else (*key, f"variant-{variant.seed}")
-        answer = html.escape(variant.answer, quote=False)
-        drawn_back = field(variant.back, plot=plot(dict(variant.values))) + _check(variant.check)
-        typed = (field(variant.front), answer, drawn_back, where)
-        notes.append(PlannedNote("type-in", deck.id, card.id, guid, typed, tags))
-    return notes, not baked
+        back = field(variant.back, plot=plot(dict(variant.values)))
+        shown.append((field(variant.front), back, variant.answer, variant.check))
+    front, back, answer, check = shown[0]
+    data = f"<div id=sk-check-data hidden>{html.escape(check, quote=False)}</div>" if check else ""
+    typed = html.escape(answer, quote=False)
+    computed = (front, typed, back + data, where, variants_field(f"{deck.id}/{card.id}", shown))
+    # Its own GUID: the notes of the type-in notetype (one per variant) were keyed without
+    # "computed", and Anki updates no note into another notetype.
+    guid = (*key, "computed")
+    return [PlannedNote("computed", deck.id, card.id, guid, computed, tags)], not baked
 
 
-def _check(check: str) -> str:
-    """The type-in check for the back template's script, hidden in the Back field."""
-    if not check:
-        return ""
-    return f"<div id=sk-check-data hidden>{html.escape(check, quote=False)}</div>"
+def variants_field(card: str, variants: Sequence[tuple[str, str, str, str]]) -> str:
+    """A computed note's Variants field: each baked variant's front and back (HTML), and the
+    answer to type and its type-in check (`typein_check`) as attributes.
+
+    The templates' script shows one of them per showing (`variants.js`); where scripts do
+    not run, the note's own fields (the first variant) show.
+    """
+    blocks = [f"<div class=sk-card data-sk-card={card}></div>"]
+    for front, back, answer, check in variants:
+        blocks.append(
+            f'<div class=sk-variant data-sk-answer="{html.escape(answer)}" '
+            f'data-sk-check="{html.escape(check)}" hidden><div class=sk-v-front>{front}</div>'
+            f"<div class=sk-v-back>{back}</div></div>"
+        )
+    return "".join(blocks)
+
+
+class OrdinalsDiffer(StudykitError):
+    """A cloze whose HTML would give Anki other cards than the deletions studykit schedules."""
+
+
+def _same_ordinals(deck: Deck, card: Card, made: tuple[int, ...]) -> None:
+    """Refuse a cloze field Anki would make other cards of: each studykit schedule is one
+    Anki card, so their state and history would land on the wrong cards."""
+    if made == card.ordinals:
+        return
+    where = f"{card.origin}: " if card.origin is not None else ""
+    ours = ", ".join(f"c{n}" for n in card.ordinals)
+    theirs = ", ".join(f"c{n}" for n in made)
+    raise OrdinalsDiffer(
+        f"{where}{deck.id}/{card.id}: Anki would make cards {theirs} of this cloze, but "
+        f"studykit schedules {ours}; write each deletion as a plain {{{{cN::text}}}}"
+    )
 
 
 def selected_decks(library: Library, deck_ids: Sequence[str] = ()) -> list[Deck]:

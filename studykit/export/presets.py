@@ -30,6 +30,8 @@ class DeckOptions:
     relearning_steps: tuple[timedelta, ...]
     leech_lapses: int
     fsrs_parameters: tuple[float, ...]
+    bury_new: bool = True
+    bury_review: bool = True
 
 
 def deck_options(deck: Deck, settings: Settings, parameters: Sequence[float]) -> DeckOptions:
@@ -44,6 +46,14 @@ def deck_options(deck: Deck, settings: Settings, parameters: Sequence[float]) ->
         relearning_steps=settings.relearning_steps,
         leech_lapses=settings.leech_lapses,
         fsrs_parameters=tuple(parameters),
+        bury_new=(
+            settings.bury_new_siblings if deck.bury_new_siblings is None else deck.bury_new_siblings
+        ),
+        bury_review=(
+            settings.bury_review_siblings
+            if deck.bury_review_siblings is None
+            else deck.bury_review_siblings
+        ),
     )
 
 
@@ -70,8 +80,9 @@ def preset_json(options: DeckOptions, *, preset: int, name: str, mod: int) -> di
         "timer": 0,
         "replayq": True,
         "dyn": False,
+        "buryInterdayLearning": False,
         "new": {
-            "bury": False,
+            "bury": options.bury_new,
             "delays": _minutes(options.learning_steps),
             "initialFactor": 2500,
             "ints": [1, 4, 0],
@@ -79,7 +90,7 @@ def preset_json(options: DeckOptions, *, preset: int, name: str, mod: int) -> di
             "perDay": options.new_per_day,
         },
         "rev": {
-            "bury": False,
+            "bury": options.bury_review,
             "ease4": 1.3,
             "ivlFct": 1.0,
             "maxIvl": 36500,

@@ -47,6 +47,7 @@ _WRITER = (
     ("studykit.export", "schedule.py"),
     ("studykit.export", "history.py"),
     ("studykit.export", "typein.js"),
+    ("studykit.export", "variants.js"),
 )
 
 
@@ -122,6 +123,7 @@ def _scheduling_digest(digest: Any, scheduling: Scheduling) -> None:
 
     timing = (days.crt, days.today, days.tomorrow_at, scheduling.rollover_hour)
     digest.update(repr((*timing, scheduling.minutes_west)).encode())
+    digest.update(repr(sorted(scheduling.sibling_buried)).encode())
     for ref, state in sorted(scheduling.states.items()):
         digest.update(repr((ref, when(state))).encode())
     for ref, answers in sorted(scheduling.answers.items()):

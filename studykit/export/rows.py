@@ -15,15 +15,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from studykit.export.plan import ModelKind, PlannedNote
-from studykit.text.clozes import LAST_CLOZE_NUMBER
+from studykit.text.clozes import cloze_numbers
 
 # Anki reads a field as empty when it holds nothing but ASCII white space, <br> and <div> tags.
 _EMPTY_FIELD = re.compile(r"(?:[\t\n\v\f\r ]|</?(?:br|div) ?/?>)*", re.IGNORECASE)
-_CLOZE_TOKEN = re.compile(r"\{\{c([0-9]+)::|\}\}")
-_LARGEST_CLOZE = 65535
-"""Anki reads `{{cN::` with a larger N as text."""
-_LAST_CLOZE_CARD = LAST_CLOZE_NUMBER - 1
-"""`{{c500::` and above all give the 500th card (a deck refuses c501 and up at load)."""
 
 NoteEntry = tuple[PlannedNote, str, int, int]
 """A note to write: the note, its GUID, its `mod` (its cards' too) and its cards' Anki deck."""
@@ -39,27 +34,8 @@ def field_is_empty(text: str) -> bool:
 
 
 def cloze_ords(text: str) -> list[int]:
-    """The card ords of the cloze numbers in `text`, sorted; nested deletions count.
-
-    A deletion counts when it and every deletion around it are closed. `{{c0::` gives no card,
-    `{{c500::` and above the 500th (Anki gives each such number a card, all the 500th).
-    """
-    if "{{c" not in text:
-        return []
-    found: set[int] = set()
-    open_: list[list[int]] = []  # each open deletion: its number and those closed inside it
-    for match in _CLOZE_TOKEN.finditer(text):
-        number = match.group(1)
-        if number is None:
-            if open_:
-                closed = open_.pop()
-                if open_:
-                    open_[-1] += closed
-                else:
-                    found.update(closed)
-        elif int(number) <= _LARGEST_CLOZE:
-            open_.append([int(number)])
-    return sorted({min(n - 1, _LAST_CLOZE_CARD) for n in found if n > 0})
+    """The card ords of the cloze numbers in `text` (`cloze_numbers` less one), sorted."""
+    return [number - 1 for number in cloze_numbers(text)]
 
 
 def card_ords(kind: ModelKind, fields: Sequence[str]) -> Sequence[int]:

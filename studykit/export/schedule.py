@@ -3,7 +3,8 @@
 Anki's units, as its backend writes them: card `type` 0 new, 1 learning, 2 review,
 3 relearning; `queue` 0 new, 1 learning due today (`due` in epoch seconds), 2 review and
 3 learning due on a later day (`due` in days since the collection's creation), -1 suspended,
--3 buried by hand; `ivl` in days; `factor` ease × 1000; `left` the learning steps still to go.
+-2 buried because a sibling was answered, -3 buried by hand; `ivl` in days; `factor` ease
+× 1000; `left` the learning steps still to go.
 The FSRS memory state lives in the card's `data` JSON (`s`, `d`, `dr`, `decay`, `lrt`).
 A revlog row's id is its time in epoch ms; `ivl`/`lastIvl` are days, or negative seconds for
 learning steps; `factor` holds FSRS difficulty as Anki logs it; `type` 0 learn, 1 review,
@@ -23,7 +24,7 @@ from studykit.srs.records import Answer, CardState, from_us, opt_to_us
 from studykit.srs.scheduler import State
 
 CARD_NEW, CARD_LEARN, CARD_REVIEW, CARD_RELEARN = 0, 1, 2, 3
-QUEUE_SUSPENDED, QUEUE_BURIED = -1, -3
+QUEUE_SUSPENDED, QUEUE_SIBLING_BURIED, QUEUE_BURIED = -1, -2, -3
 QUEUE_NEW, QUEUE_LEARN, QUEUE_REVIEW, QUEUE_DAY_LEARN = 0, 1, 2, 3
 REVLOG_LEARN, REVLOG_REVIEW, REVLOG_RELEARN = 0, 1, 2
 START_EASE, MIN_EASE, LAPSE_EASE = 2500, 1300, 200

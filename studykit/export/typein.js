@@ -522,18 +522,45 @@ var studykitTypein = (function () {
     return check === null ? null : verdictText(typedFromComparison(comparison[1]), check);
   }
 
-  function show(doc) {
+  function escaped(text) {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
+  // Anki's comparison made again against `expected` (a computed card's variant other than
+  // the one in the note's Answer field): what was typed, and what was expected.
+  function comparisonHtml(typed, expected) {
+    if (typed === expected) {
+      return "<span class=typeGood>" + escaped(expected) + "</span>";
+    }
+    if (typed === "") {
+      return escaped(expected);
+    }
+    return "<span class=typeBad>" + escaped(typed) + "</span><br><span id=typearrow>" +
+      "&darr;</span><br><span class=typeMissed>" + escaped(expected) + "</span>";
+  }
+
+  // The verdict under Anki's comparison. The check comes from the hidden `sk-check-data`, or
+  // is given (a computed card's variant), with the answer that variant expects.
+  function show(doc, checkText, expected) {
     var box = doc.getElementById("sk-check");
-    var data = doc.getElementById("sk-check-data");
     var comparison = doc.getElementById("typeans");
-    if (box === null || data === null || comparison === null) {
+    if (box === null || comparison === null) {
       return;
     }
-    var check = readCheck(data.textContent || "");
+    var typed = typedFromComparison(comparison.innerHTML);
+    if (typeof expected === "string") {
+      comparison.innerHTML = comparisonHtml(typed, expected);
+    }
+    var text = checkText;
+    if (typeof text !== "string") {
+      var data = doc.getElementById("sk-check-data");
+      text = data === null ? "" : data.textContent || "";
+    }
+    var check = readCheck(text);
     if (check === null) {
       return;
     }
-    var verdict = verdictText(typedFromComparison(comparison.innerHTML), check);
+    var verdict = verdictText(typed, check);
     var mark = doc.createElement("div");
     mark.className = "sk-verdict " + (verdict.correct === true ? "sk-right" :
       verdict.correct === false ? "sk-wrong" : "sk-unread");
@@ -551,12 +578,13 @@ var studykitTypein = (function () {
     verdictText: verdictText,
     verdictFromHtml: verdictFromHtml,
     typedFromComparison: typedFromComparison,
+    comparisonHtml: comparisonHtml,
     show: show
   };
 })();
 
 if (typeof module !== "undefined" && module.exports) {
   module.exports = studykitTypein;
-} else if (typeof document !== "undefined") {
-  studykitTypein.show(document);
+} else if (typeof document !== "undefined" && document.querySelector(".sk-variants") === null) {
+  studykitTypein.show(document); // a computed card's variants script calls it with its variant
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studykit.content.ordinals import card_ordinals
 from studykit.core.ids import Slugs, slug
 from studykit.importers.cardsyntax import CardKind, Draft, without_cloze_marks
 from studykit.importers.srschedule import Schedule
@@ -29,6 +30,11 @@ class ImportedCard:
     tags: tuple[str, ...] = ()
     end: int = 0
     """The card's last line (0: its first); its schedule comment is on it or the next."""
+
+    @property
+    def ordinals(self) -> tuple[int, ...]:
+        """The card's schedules here: one per sibling the plugin keeps an entry for."""
+        return card_ordinals(self.kind, self.front)
 
 
 @dataclass
@@ -69,8 +75,8 @@ class ObsidianImport:
 
     @property
     def schedules(self) -> int:
-        """How many cards carry a plugin schedule."""
-        return sum(bool(card.schedules) for deck in self.decks for card in deck.cards)
+        """How many plugin schedules the cards carry (one per sibling)."""
+        return sum(len(card.schedules) for deck in self.decks for card in deck.cards)
 
 
 class DeckBuilder:

@@ -2,6 +2,7 @@
 
 A comment holds one `!due,interval,ease` per sibling card (`:::` and `??` cards have two, a
 cloze one per deletion); the legacy form has a single `due,interval,ease` without the `!`.
+Each sibling is a schedule of its own here too (an ordinal), so each keeps its entry.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from fsrs import State
 
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import card_key
+from studykit.srs.scheduler import schedule_key
 from studykit.srs.studyday import rollover
 
 if TYPE_CHECKING:
@@ -82,67 +83,83 @@ def format_schedule(schedules: Iterable[Schedule]) -> str:
 def imported_state(
     deck_id: str,
     card_id: str,
-    schedules: tuple[Schedule, ...],
+    schedule: Schedule,
     *,
+    ordinal: int = 1,
     rollover_hour: int,
     tz: tzinfo | None,
 ) -> tuple[CardState, datetime]:
-    """The card's starting state and when its last review was (due − interval).
+    """One sibling's starting state and when its last review was (due − interval).
 
-    We keep one schedule per card, so siblings merge into the earliest due: nothing is
-    shown later than the plugin would have shown it. Stability is the interval (what the
-    plugin expected it to survive), the card is due at the start of its due study day.
+    Stability is the interval (what the plugin expected it to survive), the schedule is due
+    at the start of its due study day.
     """
-    first = min(schedules, key=lambda s: (s.due, s.interval))
-    due = rollover(first.due, hour=rollover_hour, tz=tz)
-    last = rollover(first.due - timedelta(days=first.interval), hour=rollover_hour, tz=tz)
+    due = rollover(schedule.due, hour=rollover_hour, tz=tz)
+    last = rollover(schedule.due - timedelta(days=schedule.interval), hour=rollover_hour, tz=tz)
     state = CardState(
-        key=card_key(deck_id, card_id),
+        key=schedule_key(deck_id, card_id, ordinal),
         deck_id=deck_id,
         card_id=card_id,
         state=State.Review,
         step=None,
-        stability=float(max(first.interval, 1)),
-        difficulty=difficulty_from_ease(first.ease),
+        stability=float(max(schedule.interval, 1)),
+        difficulty=difficulty_from_ease(schedule.ease),
         due=due,
         last_review=last,
         reps=1,
         lapses=0,
         introduced_at=last,
+        ordinal=ordinal,
     )
     return state, last
 
 
 @dataclass(frozen=True)
 class ScheduleCount:
-    """Cards given their plugin schedule now, and cards that already had one here."""
+    """Schedules (one per sibling) given their plugin state now, those that had one here
+    already, and the plugin's entries left out (one line each: which card, and why)."""
 
     imported: int
     already: int
+    dropped: tuple[str, ...] = ()
 
 
 def import_schedules(
     store: Store,
-    cards: Iterable[tuple[str, str, tuple[Schedule, ...]]],
+    cards: Iterable[tuple[str, str, tuple[int, ...], tuple[Schedule, ...]]],
     *,
     rollover_hour: int,
     tz: tzinfo | None,
 ) -> ScheduleCount:
-    """Write each (deck id, card id, schedules) as the card's starting state, once.
+    """Write each (deck id, card id, ordinals, schedules) as its siblings' starting states, once.
 
-    A card that already has a schedule in the store keeps it (a second import, or answers
-    given since, win); every imported row is marked so stats and the optimizer skip it.
+    A comment holds one entry per sibling, in the plugin's order: the first is ordinal 1 (a
+    reversed card's front to back), the next its second ordinal (back to front, a cloze's next
+    deletion), and so on. A schedule that already has a state here keeps it (a second import,
+    or answers given since, win); every imported row is marked so stats and the optimizer
+    skip it. Entries beyond the card's siblings are left out and reported.
     """
     imported = already = 0
+    dropped: list[str] = []
     with store.batch():
-        for deck_id, card_id, schedules in cards:
-            if not schedules:
-                continue
-            state, last = imported_state(
-                deck_id, card_id, schedules, rollover_hour=rollover_hour, tz=tz
-            )
-            if store.import_state(state, reviewed_at=last, source=IMPORT_SOURCE):
-                imported += 1
-            else:
-                already += 1
-    return ScheduleCount(imported, already)
+        for deck_id, card_id, ordinals, schedules in cards:
+            for ordinal, schedule in zip(ordinals, schedules, strict=False):
+                state, last = imported_state(
+                    deck_id,
+                    card_id,
+                    schedule,
+                    ordinal=ordinal,
+                    rollover_hour=rollover_hour,
+                    tz=tz,
+                )
+                if store.import_state(state, reviewed_at=last, source=IMPORT_SOURCE):
+                    imported += 1
+                else:
+                    already += 1
+            extra = len(schedules) - len(ordinals)
+            if extra > 0:
+                dropped.append(
+                    f"{deck_id}/{card_id}: its SR comment has {len(schedules)} entries but the "
+                    f"card has {len(ordinals)} sibling(s); the last {extra} left out"
+                )
+    return ScheduleCount(imported, already, tuple(dropped))

@@ -117,13 +117,14 @@ class MergeWrites:
     ) -> int:
         """A row answered elsewhere; its id."""
         cursor = self._conn.execute(
-            "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+            "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
             "duration_ms, state_before, state_after, before_json, after_json, source, "
-            "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 after.key,
                 after.deck_id,
                 after.card_id,
+                after.ordinal,
                 int(rating),
                 to_us(reviewed_at),
                 max(0, int(duration_ms)),
@@ -141,12 +142,13 @@ class MergeWrites:
     def add_forget(self, before: CardState, *, at: datetime, anki_revlog_id: int) -> int:
         """A forget made in Anki; its id."""
         cursor = self._conn.execute(
-            "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json, "
-            "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, "
+            "before_json, anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 before.key,
                 before.deck_id,
                 before.card_id,
+                before.ordinal,
                 to_us(at),
                 before.to_json(),
                 anki_revlog_id,
@@ -301,6 +303,20 @@ class AnkiLinks(Database):
             )
             found += [(row[-1], Forget.from_row(row[:-1])) for row in rows]
         return found
+
+    def keys_of_cards(self, cards: Sequence[tuple[str, str]]) -> list[int]:
+        """The keys of every stored schedule (each ordinal) of these (deck id, card id)."""
+        wanted = set(cards)
+        card_ids = sorted({card_id for _, card_id in wanted})
+        keys: list[int] = []
+        for start in range(0, len(card_ids), _CHUNK):
+            chunk = tuple(card_ids[start : start + _CHUNK])
+            rows = self._query(
+                f"SELECT key, deck_id, card_id FROM card_state WHERE card_id IN ({_marks(chunk)})",
+                chunk,
+            )
+            keys += [key for key, deck_id, card_id in rows if (deck_id, card_id) in wanted]
+        return keys
 
     def keys_with_anki_rows(self) -> list[int]:
         """Every card with a row that holds an Anki revlog id (after a full download)."""

@@ -242,17 +242,13 @@ class Database:
             if migration.version <= current:
                 continue
             try:
-                with self._transaction() as conn:
-                    # Another process may have migrated between our read and this write lock.
-                    if _read_version(conn, self.path) >= migration.version:
-                        self.schema_version = migration.version
-                        continue
-                    for statement in migration.statements:
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
-                        (str(migration.version),),
-                    )
+                if migration.rebuilds:  # only outside a transaction does this take effect
+                    self._conn.execute("PRAGMA foreign_keys = OFF")
+                try:
+                    self._run_migration(migration)
+                finally:
+                    if migration.rebuilds:
+                        self._conn.execute("PRAGMA foreign_keys = ON")
             except StoreError as error:
                 kept = f"; a copy from before is at {self.backup_path}" if self.backup_path else ""
                 raise StoreError(
@@ -260,6 +256,21 @@ class Database:
                     f"({error.__cause__}); it stays at version {self.schema_version}{kept}"
                 ) from error
             self.schema_version = migration.version
+
+    def _run_migration(self, migration: Migration) -> None:
+        """One migration's statements and its version bump, in one write transaction."""
+        with self._transaction() as conn:
+            # Another process may have migrated between our read and this write lock.
+            if _read_version(conn, self.path) >= migration.version:
+                return
+            for statement in migration.statements:
+                conn.execute(statement)
+            if migration.rebuilds and conn.execute("PRAGMA foreign_key_check").fetchone():
+                raise sqlite3.IntegrityError("a rebuilt table lost rows other tables refer to")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
+                (str(migration.version),),
+            )
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -1,4 +1,4 @@
-"""What scheduling needs of a deck: its id and name, its limits and its cards' ids.
+"""What scheduling needs of a deck: its id and name, its limits and its cards' ids and ordinals.
 
 The content layer's `DeckOutline` (and its `Deck` model) have these; scheduling names the
 shape, not the class, so `srs` depends on nothing above the core.
@@ -13,10 +13,12 @@ __all__ = ["ScheduledCard", "ScheduledDeck"]
 
 
 class ScheduledCard(Protocol):
-    """A card as the queue sees it."""
+    """A card as the queue sees it: its id and its ordinals (one schedule each)."""
 
     @property
     def id(self) -> str: ...
+    @property
+    def ordinals(self) -> tuple[int, ...]: ...
 
 
 class ScheduledDeck(Protocol):
@@ -32,5 +34,9 @@ class ScheduledDeck(Protocol):
     def new_per_day(self) -> int | None: ...
     @property
     def reviews_per_day(self) -> int | None: ...
+    @property
+    def bury_new_siblings(self) -> bool | None: ...
+    @property
+    def bury_review_siblings(self) -> bool | None: ...
     @property
     def cards(self) -> Sequence[ScheduledCard]: ...

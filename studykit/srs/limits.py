@@ -20,7 +20,9 @@ Counts = tuple[int, int, int]  # (new, learning, review)
 # As in Anki (v3 scheduler): the limits of every deck in a review's scope cap that deck's cards
 # and those of its sub-decks in the scope together, and an answer counts against the limits of
 # its deck and of every parent deck. Parents outside the scope do not cap it, and a name that is
-# only a parent (no deck of its own) has no limits.
+# only a parent (no deck of its own) has no limits. Unless `new_cards_ignore_review_limit` (as
+# Anki's collection option of that name), a new card counts against the review limit too, and
+# new cards come only while the reviews due leave room under it.
 
 
 class DailyTally:
@@ -29,20 +31,32 @@ class DailyTally:
     def __init__(self) -> None:
         self._start_us: int | None = None
         self._done: dict[str, DayCount] = {}
+        self.answered: dict[str, dict[str, set[int]]] = {}
+        """deck id -> card id -> the ordinals answered today (their siblings wait)."""
 
-    def refresh(self, store: Store, start: datetime) -> None:
-        """Recount from the log if the study day starting at `start` is not the one counted."""
+    def refresh(self, store: Store, start: datetime) -> bool:
+        """Recount from the log if the study day starting at `start` is not the one counted;
+        True when it recounted."""
         start_us = to_us(start)
-        if start_us != self._start_us:
-            self._done = store.day_counts(start)
-            self._start_us = start_us
+        if start_us == self._start_us:
+            return False
+        self._done = store.day_counts(start)
+        self.answered = {}
+        for deck_id, card_id, ordinal in store.answered_since(start):
+            self.answered.setdefault(deck_id, {}).setdefault(card_id, set()).add(ordinal)
+        self._start_us = start_us
+        return True
 
     def forget(self) -> None:
         """Make the next `refresh` recount (the log changed behind the tally)."""
         self._start_us = None
 
-    def record(self, deck_id: str, before: State | None) -> None:
-        """Count one answer to a card that was in state `before` (None: new)."""
+    def record(
+        self, deck_id: str, before: State | None, card_id: str | None = None, ordinal: int = 1
+    ) -> None:
+        """Count one answer to a schedule that was in state `before` (None: new)."""
+        if card_id is not None:
+            self.answered.setdefault(deck_id, {}).setdefault(card_id, set()).add(ordinal)
         done = self._done.get(deck_id, DayCount())
         self._done[deck_id] = DayCount(
             answers=done.answers + 1,
@@ -64,10 +78,13 @@ class DailyTally:
         review_limit = (
             deck.reviews_per_day if deck.reviews_per_day is not None else settings.reviews_per_day
         )
-        return (
-            max(0, new_limit - sum(d.new for d in done)),
-            max(0, review_limit - sum(d.reviews for d in done)),
-        )
+        new_done = sum(d.new for d in done)
+        review_left = review_limit - sum(d.reviews for d in done)
+        new_left = new_limit - new_done
+        if not settings.new_cards_ignore_review_limit:  # Anki's v3: new cards count as reviews
+            review_left -= new_done
+            new_left = min(new_left, review_left)
+        return max(0, new_left), max(0, review_left)
 
 
 class ScopeLimits:
@@ -117,9 +134,12 @@ class ScopeLimits:
             sub = below[deck_id]
             new, learning, review = (a + b for a, b in zip(available[deck_id], sub, strict=True))
             new_left, review_left = self._own_left(deck_id)
+            reviews = min(review, review_left)
+            if not self._settings.new_cards_ignore_review_limit:
+                new_left = min(new_left, review_left - reviews)  # reviews come first
             into = below[self._tree.parent_in(deck_id, self._scope)]
             into[0] += min(new, new_left)
             into[1] += learning
-            into[2] += min(review, review_left)
+            into[2] += reviews
         top = below[None]
         return top[0], top[1], top[2]

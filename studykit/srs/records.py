@@ -84,6 +84,7 @@ class CardState:
     leech: bool = False
     buried_until: datetime | None = None
     introduced_at: datetime | None = None
+    ordinal: int = 1  # which of the card's schedules: a cloze's deletion, a direction
 
     @property
     def is_new(self) -> bool:
@@ -108,13 +109,14 @@ class CardState:
             int(self.leech),
             opt_to_us(self.buried_until),
             opt_to_us(self.introduced_at),
+            self.ordinal,
         )
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Self:
-        """Inverse of `to_row`."""
+        """Inverse of `to_row` (a row from before ordinals is ordinal 1)."""
         (key, deck_id, card_id, state, step, stability, difficulty) = row[:7]
-        (due, last_review, reps, lapses, suspended, leech, buried, introduced) = row[7:]
+        (due, last_review, reps, lapses, suspended, leech, buried, introduced) = row[7:15]
         return cls(
             key=key,
             deck_id=deck_id,
@@ -131,6 +133,7 @@ class CardState:
             leech=bool(leech),
             buried_until=opt_from_us(buried),
             introduced_at=opt_from_us(introduced),
+            ordinal=row[15] if len(row) > 15 else 1,
         )
 
     def to_json(self) -> str:
@@ -139,9 +142,9 @@ class CardState:
 
     @classmethod
     def from_json(cls, text: str) -> Self:
-        """Inverse of `to_json`."""
+        """Inverse of `to_json` (a snapshot from before ordinals is of ordinal 1)."""
         data = json.loads(text)
-        return cls.from_row([data[name] for name in STATE_COLUMNS])
+        return cls.from_row([*(data[name] for name in STATE_COLUMNS[:-1]), data.get("ordinal", 1)])
 
     def as_new(self) -> CardState:
         """This card with its scheduling history cleared (flags kept)."""
@@ -175,6 +178,7 @@ STATE_COLUMNS: tuple[str, ...] = (
     "leech",
     "buried_until_us",
     "introduced_at_us",
+    "ordinal",
 )
 assert len(STATE_COLUMNS) == len(fields(CardState))
 
@@ -195,6 +199,7 @@ class Answer:
     variant_seed: int | None
     source: str | None = None
     """None: answered here; an `ANSWER_SOURCES` name: answered elsewhere; else imported."""
+    ordinal: int = 1
 
     @property
     def imported(self) -> bool:
@@ -216,6 +221,7 @@ class Answer:
             after=CardState.from_json(row[8]),
             variant_seed=row[9],
             source=row[10] if len(row) > 10 else None,
+            ordinal=row[11] if len(row) > 11 else 1,
         )
 
 
@@ -231,6 +237,7 @@ ANSWER_COLUMNS: tuple[str, ...] = (
     "after_json",
     "variant_seed",
     "source",
+    "ordinal",
 )
 assert len(ANSWER_COLUMNS) == len(fields(Answer))
 

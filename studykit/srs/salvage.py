@@ -19,13 +19,14 @@ from typing import Any
 
 from studykit.srs.pagescan import scan
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import card_key
+from studykit.srs.scheduler import schedule_key
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS
 from studykit.srs.writes import UPSERT_STATE
 
 MAX_ROWID = 2**63 - 1
 TABLES = ("meta", "card_state", "review_log", "forget_log", "memory_model", "experiment_cache")
 _AFFINITY = {"INTEGER": (int,), "REAL": (float, int), "TEXT": (str,)}
+_MAX_ORDINAL = 500  # as the card_state CHECK says
 
 
 class Unreadable(Exception):
@@ -127,12 +128,22 @@ class Column:
     name: str
     types: tuple[type, ...]
     required: bool
+    default: int | None = None  # a whole-number DEFAULT: what a row from before the column has
+
+
+def _default(text: object) -> int | None:
+    return int(text) if isinstance(text, str) and text.isdigit() else None
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[Column]:
     return [
-        Column(name, _AFFINITY.get(kind.upper(), (int, float, str, bytes)), bool(notnull or pk))
-        for _, name, kind, notnull, _, pk in conn.execute(f"PRAGMA table_info({table})")
+        Column(
+            name,
+            _AFFINITY.get(kind.upper(), (int, float, str, bytes)),
+            bool(notnull or pk),
+            _default(default),
+        )
+        for _, name, kind, notnull, default, pk in conn.execute(f"PRAGMA table_info({table})")
     ]
 
 
@@ -157,8 +168,11 @@ def valid(columns: list[Column], values: tuple[Any, ...]) -> bool:
             if parsed is None:
                 return False
     named = dict(zip((c.name for c in columns), values, strict=True))
-    if {"key", "deck_id", "card_id"} <= named.keys():  # a card's key is its ids' hash
-        return bool(named["key"] == card_key(named["deck_id"], named["card_id"]))
+    if {"key", "deck_id", "card_id"} <= named.keys():  # a schedule's key is its ids' hash
+        ordinal = named.get("ordinal", 1)
+        if not isinstance(ordinal, int) or not 1 <= ordinal <= _MAX_ORDINAL:
+            return False
+        return bool(named["key"] == schedule_key(named["deck_id"], named["card_id"], ordinal))
     return True
 
 
@@ -225,7 +239,7 @@ def _from_pages(damaged: Path, dest: sqlite3.Connection, report: Salvaged) -> No
             for table, columns, alias, insert in shapes:
                 if len(values) > len(columns):
                     continue
-                row = [*values, *([None] * (len(columns) - len(values)))]  # older rows are shorter
+                row = [*values, *(c.default for c in columns[len(values) :])]  # older: shorter
                 if alias is not None:
                     if row[alias] is not None:  # an INTEGER PRIMARY KEY is stored as NULL
                         continue

@@ -20,6 +20,7 @@ __all__ = [
     "card_key",
     "ensure_utc",
     "fuzz_range",
+    "schedule_key",
     "utc_now",
 ]
 
@@ -51,6 +52,17 @@ def fuzz_range(days: int, maximum: int) -> tuple[int, int] | None:
     upper = min(round(days + delta), maximum)
     lower = min(max(2, round(days - delta)), upper)
     return lower, upper
+
+
+def schedule_key(deck_id: str, card_id: str, ordinal: int = 1) -> int:
+    """The key of one schedule: ordinal 1 keeps `card_key`, so states from before ordinals
+    stay where they were; ordinal n >= 2 hashes `deck/card#n` ('#' cannot occur in an id)."""
+    if ordinal == 1:
+        return card_key(deck_id, card_id)
+    if ordinal < 1:
+        raise ValueError(f"ordinal {ordinal} of {deck_id}/{card_id}: ordinals start at 1")
+    digest = hashlib.blake2b(f"{deck_id}/{card_id}#{ordinal}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & _KEY_MASK
 
 
 def utc_now() -> datetime:

@@ -15,18 +15,13 @@ class Migration:
     version: int
     summary: str
     statements: tuple[str, ...]
+    rebuilds: bool = False
+    """It rebuilds a table that others reference: foreign keys are off for its transaction
+    (SQLite's procedure for changing a table's constraints) and checked before the commit."""
 
 
-MIGRATIONS: tuple[Migration, ...] = (
-    Migration(
-        1,
-        "card state, review log, experiment cache",
-        (
-            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-            # key = card_key(deck_id, card_id). Rows outlive their YAML card, so a card
-            # that is removed and comes back finds its history again.
-            """CREATE TABLE card_state (
-                key INTEGER PRIMARY KEY,
+# card_state's columns before ordinals, as migration 1 made them (migration 5 copies them).
+_STATE_COLUMNS = """key INTEGER PRIMARY KEY,
                 deck_id TEXT NOT NULL,
                 card_id TEXT NOT NULL,
                 state INTEGER CHECK (state IN (1, 2, 3)),
@@ -40,7 +35,19 @@ MIGRATIONS: tuple[Migration, ...] = (
                 suspended INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
                 leech INTEGER NOT NULL DEFAULT 0 CHECK (leech IN (0, 1)),
                 buried_until_us INTEGER,
-                introduced_at_us INTEGER,
+                introduced_at_us INTEGER"""
+_STATE_NAMES = ", ".join(line.split()[0] for line in _STATE_COLUMNS.splitlines())
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "card state, review log, experiment cache",
+        (
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            # key = card_key(deck_id, card_id). Rows outlive their YAML card, so a card
+            # that is removed and comes back finds its history again.
+            f"""CREATE TABLE card_state (
+                {_STATE_COLUMNS},
                 UNIQUE (deck_id, card_id)
             )""",
             "CREATE INDEX card_state_due ON card_state (deck_id, state, due_us)",
@@ -112,6 +119,27 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(
         5,
+        "ordinals: a schedule is (deck, card, ordinal); what there was is ordinal 1",
+        # A reversed card's second direction and each cloze deletion get a schedule of their
+        # own (key = schedule_key(deck_id, card_id, ordinal)); the key of ordinal 1 is the
+        # card's old key, so every state and answer stays where it was.
+        (
+            f"""CREATE TABLE card_state_v5 (
+                {_STATE_COLUMNS},
+                ordinal INTEGER NOT NULL DEFAULT 1 CHECK (ordinal BETWEEN 1 AND 500),
+                UNIQUE (deck_id, card_id, ordinal)
+            )""",
+            f"INSERT INTO card_state_v5 ({_STATE_NAMES}) SELECT {_STATE_NAMES} FROM card_state",
+            "DROP TABLE card_state",
+            "ALTER TABLE card_state_v5 RENAME TO card_state",
+            "CREATE INDEX card_state_due ON card_state (deck_id, state, due_us)",
+            "ALTER TABLE review_log ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 1",
+            "ALTER TABLE forget_log ADD COLUMN ordinal INTEGER NOT NULL DEFAULT 1",
+        ),
+        rebuilds=True,
+    ),
+    Migration(
+        6,
         "anki sync: the Anki revlog id of each review and forget, Anki rows taken in otherwise, "
         "and whether a card's state has gone out to Anki",
         (

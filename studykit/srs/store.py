@@ -62,11 +62,12 @@ class Store(AnkiLinks):
         return [CardState.from_row(row) for row in self._query(SELECT_STATE)]
 
     def queue_rows(self) -> list[tuple[Any, ...]]:
-        """(deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us) per row."""
+        """(deck_id, card_id, ordinal, state, due_us, lapses, suspended, leech, buried_until_us)
+        per row."""
         # Plain columns, no datetime objects: loading 100,000 of these must stay cheap.
         return self._query(
-            "SELECT deck_id, card_id, state, due_us, lapses, suspended, leech, buried_until_us "
-            "FROM card_state"
+            "SELECT deck_id, card_id, ordinal, state, due_us, lapses, suspended, leech, "
+            "buried_until_us FROM card_state"
         )
 
     def states_in(self, deck_ids: Sequence[str]) -> list[CardState]:
@@ -166,13 +167,14 @@ class Store(AnkiLinks):
                 state = replace(state, suspended=before.suspended, leech=before.leech)
             conn.execute(UPSERT_STATE, state.to_row())
             conn.execute(
-                "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+                "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
                 "duration_ms, state_before, state_after, before_json, after_json, source) "
-                "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)",
                 (
                     state.key,
                     state.deck_id,
                     state.card_id,
+                    state.ordinal,
                     int(Rating.Good),
                     to_us(reviewed_at),
                     int(imported_as),
@@ -256,6 +258,14 @@ class Store(AnkiLinks):
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: forget {forget_id} is no longer in the log")
             conn.execute(UPSERT_STATE, restored.to_row())
+
+    def answered_since(self, since: datetime) -> list[tuple[str, str, int]]:
+        """(deck_id, card_id, ordinal) of each schedule answered at or after `since`, once."""
+        return self._query(
+            "SELECT DISTINCT deck_id, card_id, ordinal FROM review_log "
+            "WHERE reviewed_at_us >= ? AND source IS NULL",
+            (to_us(since),),
+        )
 
     def day_counts(self, since: datetime) -> dict[str, DayCount]:
         """Per deck: answers, first answers of new cards, and answers of review cards."""

@@ -38,13 +38,14 @@ def log_answer(
         raise ValueError("an answered card cannot be new")
     conn.execute(UPSERT_STATE, after.to_row())
     cursor = conn.execute(
-        "INSERT INTO review_log (key, deck_id, card_id, rating, reviewed_at_us, "
+        "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
         "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             after.key,
             after.deck_id,
             after.card_id,
+            after.ordinal,
             int(rating),
             to_us(reviewed_at),
             max(0, int(duration_ms)),
@@ -65,9 +66,9 @@ def log_forget(conn: sqlite3.Connection, before: CardState, after: CardState, at
         raise ValueError("before and after belong to different cards")
     conn.execute(UPSERT_STATE, after.to_row())
     cursor = conn.execute(
-        "INSERT INTO forget_log (key, deck_id, card_id, forgotten_at_us, before_json) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (after.key, after.deck_id, after.card_id, to_us(at), before.to_json()),
+        "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, before_json) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (after.key, after.deck_id, after.card_id, after.ordinal, to_us(at), before.to_json()),
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid

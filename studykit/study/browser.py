@@ -129,10 +129,10 @@ class CardBrowser:
         if card is None:
             return None
         try:
-            return self.session.study_card(card.deck.id, card.card.id)
+            return self.session.study_card(card.deck.id, card.card.id, card.ordinal)
         except NotLoadedError:
             return None
 
 
 def _name(card: StudyCard) -> str:
-    return f"{card.deck.id}/{card.card.id}"
+    return card.name

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -45,8 +46,8 @@ class CardRow:
 
     @property
     def name(self) -> str:
-        """`deck/card`, the key the command line takes."""
-        return f"{self.card.deck.id}/{self.card.card.id}"
+        """`deck/card` (`deck/card#2` for one of several ordinals): what the command line takes."""
+        return self.card.name
 
     @property
     def flags(self) -> str:
@@ -118,11 +119,13 @@ def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[H
     return sorted(rows, key=lambda row: row.at)
 
 
-def card_facts(deck: Deck, card: Card, deck_tags: frozenset[str] = frozenset()) -> Facts:
-    """What a search sees of one card's content (`deck_tags` already lower-cased)."""
+def card_facts(
+    deck: Deck, card: Card, deck_tags: frozenset[str] = frozenset(), ordinal: int = 1
+) -> Facts:
+    """What a search sees of one schedule of a card (`deck_tags` already lower-cased)."""
     text = "\n".join((card.id, card.front, card.back or "", card.answer or ""))
     tags = deck_tags | {tag.casefold() for tag in card.tags} if card.tags else deck_tags
-    return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold())
+    return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold(), ordinal)
 
 
 def deck_facts(deck: Deck) -> Facts:
@@ -145,10 +148,19 @@ def as_template(card: Card) -> Card:
     )
 
 
-def question_line(card: Card, limit: int = 60) -> str:
-    """A card's question on one plain line (cloze deletions shown filled in), for lists."""
+def question_line(card: Card, limit: int = 60, ordinal: int = 1) -> str:
+    """One ordinal's question on one plain line, for lists: a cloze's asked deletion as
+    `[...]` (or its hint) and the others filled in; a reversed card's ordinal 2 its back."""
     from studykit.study.quiz_questions import short_text
     from studykit.text.clozes import CLOZE_PATTERN
 
-    front = as_template(card).front
-    return short_text(CLOZE_PATTERN.sub(lambda match: match.group(2), front), limit)
+    shown = as_template(card)
+    if card.kind == "reversed" and ordinal == 2:
+        return short_text(shown.back or "", limit)
+
+    def deletion(match: re.Match[str]) -> str:
+        if card.kind != "cloze" or int(match.group(1)) != ordinal:
+            return match.group(2)
+        return f"[{match.group(3) or '...'}]"
+
+    return short_text(CLOZE_PATTERN.sub(deletion, shown.front), limit)

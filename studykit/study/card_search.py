@@ -65,7 +65,11 @@ class CardSearch:
         if facts is None:
             deck = self._decks.model(index)
             deck_tags = deck_facts(deck).tags
-            facts = [card_facts(deck, card, deck_tags) for card in deck.cards]
+            cards = deck.cards
+            facts = [
+                card_facts(deck, cards[place], deck_tags, ordinal)
+                for place, ordinal in zip(index.card_at, index.ordinal_at, strict=True)
+            ]
             self._facts[index.deck.id] = facts
         return facts
 
@@ -88,7 +92,7 @@ class CardSearch:
                 continue
             if not per_deck.matches(deck_facts(self._decks.model(index)), none):
                 continue
-            positions: Collection[int] = index.position.values()
+            positions: Collection[int] = range(index.total)
             if per_card.terms:
                 facts = self._card_facts(index)
                 states_of = self.states_of
@@ -113,8 +117,8 @@ class CardSearch:
 
     def card_row(self, card: StudyCard) -> CardRow:
         """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
-        fresh = self._decks.study_card(card.deck.id, card.card.id)
-        found = self._decks.find(card.deck.id, card.card.id)
+        fresh = self._decks.study_card(card.deck.id, card.card.id, card.ordinal)
+        found = self._decks.find(card.deck.id, card.card.id, card.ordinal)
         assert found is not None
         _, now_us, end_us = self._window()
         states = self.states_of(*found, now_us, end_us)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from studykit.content.citations import card_side, render_citations
@@ -17,13 +18,19 @@ if TYPE_CHECKING:
     from studykit.quiz import Variant
 
 
-def _hidden(match: re.Match[str]) -> str:
-    hint = match.group(3)
-    return f"**[{hint}]**" if hint else "**[...]**"
+def _cloze_side(ordinal: int, *, answer: bool) -> Callable[[re.Match[str]], str]:
+    """How deletions read on one side of cloze ordinal `ordinal`, as Anki shows them: the
+    asked one hidden (`[...]` or its hint) or, on the answer, in bold; the others filled in."""
 
+    def one(match: re.Match[str]) -> str:
+        if int(match.group(1)) != ordinal:
+            return match.group(2)
+        if answer:
+            return f"**{match.group(2)}**"
+        hint = match.group(3)
+        return f"**[{hint}]**" if hint else "**[...]**"
 
-def _shown(match: re.Match[str]) -> str:
-    return f"**{match.group(2)}**"
+    return one
 
 
 def _inline_maths(tex: str) -> str:
@@ -85,11 +92,14 @@ def side_markdown(text: str, note: Note | None) -> str:
     return markdown_to_terminal(image_placeholders(card_side(text, note)))
 
 
-def front_markdown(card: Card, note: Note | None = None) -> str:
-    """The question; cloze deletions become `[...]` (or `[hint]`)."""
+def front_markdown(card: Card, note: Note | None = None, ordinal: int = 1) -> str:
+    """The question of one ordinal: a cloze's deletion `ordinal` becomes `[...]` (or
+    `[hint]`), the others filled in; a reversed card's ordinal 2 asks its back."""
     front = card.front
     if card.kind == "cloze":
-        front = CLOZE_PATTERN.sub(_hidden, clozes_outside_maths(front))
+        front = CLOZE_PATTERN.sub(_cloze_side(ordinal, answer=False), clozes_outside_maths(front))
+    elif card.kind == "reversed" and ordinal == 2:
+        front = card.back or ""
     return side_markdown(front, note)
 
 
@@ -104,12 +114,16 @@ def _answer_maths(card: Card) -> str:
         return f"`{card.answer}`"
 
 
-def back_markdown(card: Card, note: Note | None = None) -> str:
-    """The answer; a cloze card shows its text filled in, then any extra `back`."""
+def back_markdown(card: Card, note: Note | None = None, ordinal: int = 1) -> str:
+    """The answer of one ordinal; a cloze card shows its text filled in (the asked deletion
+    in bold), then any extra `back`; a reversed card's ordinal 2 answers with its front."""
     parts: list[str] = []
     if card.kind == "cloze":
-        parts.append(CLOZE_PATTERN.sub(_shown, clozes_outside_maths(card.front)))
-    if card.back and card.back.strip():
+        shown = _cloze_side(ordinal, answer=True)
+        parts.append(CLOZE_PATTERN.sub(shown, clozes_outside_maths(card.front)))
+    if card.kind == "reversed" and ordinal == 2:
+        parts.append(card.front)
+    elif card.back and card.back.strip():
         parts.append(card.back)
     elif card.kind in COMPUTED_KINDS and card.answer:
         parts.append(f"Answer: {_answer_maths(card)}")
@@ -143,10 +157,11 @@ def one_line(markdown: str, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def card_markdown(card: Card, note: Note | None, seed: int) -> tuple[str, str]:
-    """(front, back) as review shows them; a computed card as its variant for `seed`, answered."""
+def card_markdown(card: Card, note: Note | None, seed: int, ordinal: int = 1) -> tuple[str, str]:
+    """(front, back) of one ordinal as review shows them; a computed card as its variant for
+    `seed`, answered."""
     if card.kind not in COMPUTED_KINDS:
-        return front_markdown(card, note), back_markdown(card, note)
+        return front_markdown(card, note, ordinal), back_markdown(card, note, ordinal)
     from studykit.quiz import draw_variant
 
     variant = draw_variant(card, seed)

@@ -11,19 +11,21 @@ from typing import TYPE_CHECKING
 
 from studykit.content.loading import Library
 from studykit.content.loading.outline import DeckOutline
+from studykit.core.config import Settings
 from studykit.core.errors import StudykitError
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.hierarchy import DeckHierarchy
 from studykit.srs.queue import DeckIndex, index_decks
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import State, card_key
+from studykit.srs.scheduler import State, schedule_key
+from studykit.srs.siblings import BURY_ALL, BuryRule
 from studykit.srs.store import Store
 from studykit.study.card import StateName, StudyCard
 
 if TYPE_CHECKING:
     from studykit.content.model import Deck
 
-__all__ = ["LoadedDecks", "NotLoadedError"]
+__all__ = ["LoadedDecks", "NotLoadedError", "bury_rule", "fresh_state"]
 
 _STATE_NAMES: Mapping[State | None, StateName] = {
     None: "new",
@@ -43,14 +45,14 @@ class NotLoadedError(StudykitError, KeyError):
 class LoadedDecks:
     """The library's decks, indexed for the queue from the store's rows."""
 
-    def __init__(self, library: Library, store: Store) -> None:
+    def __init__(self, library: Library, store: Store, bury: BuryRule = BURY_ALL) -> None:
         self.library = library
         # Built on the outlines: counting needs no deck model (a cached library builds
         # those, and imports pydantic, on the first call that needs a card's content).
         self.outlines: Mapping[str, DeckOutline] = library.deck_outlines()
         """Each deck's name, description, limits and card ids, by id: what home shows."""
         self.tree = DeckHierarchy(self.outlines.values())
-        self.indexes = index_decks(self.outlines.values(), store.queue_rows())
+        self.indexes = index_decks(self.outlines.values(), store.queue_rows(), bury)
         """The queue index of each deck, by deck id, in library order."""
 
     def all(self) -> list[DeckIndex]:
@@ -91,10 +93,10 @@ class LoadedDecks:
         the models on this first need)."""
         return self.library.decks[index.deck.id]
 
-    def find(self, deck_id: str, card_id: str) -> tuple[DeckIndex, int] | None:
-        """(index, position) of a loaded card; None if it is not loaded."""
+    def find(self, deck_id: str, card_id: str, ordinal: int = 1) -> tuple[DeckIndex, int] | None:
+        """(index, position) of one loaded schedule; None if it is not loaded."""
         index = self.indexes.get(deck_id)
-        pos = None if index is None else index.position.get(card_id)
+        pos = None if index is None else index.position.get((card_id, ordinal))
         return None if index is None or pos is None else (index, pos)
 
     def card(self, index: DeckIndex, pos: int) -> StudyCard:
@@ -103,31 +105,66 @@ class LoadedDecks:
         deck = self.model(index)
         return StudyCard(
             deck=deck,
-            card=deck.cards[pos],
+            card=deck.cards[index.card_at[pos]],
             key=index.key(pos),
             state=_STATE_NAMES[None if slot.state is None else State(slot.state)],
             lapses=slot.lapses,
             leech=bool(slot.leech),
             suspended=bool(slot.suspended),
+            ordinal=index.ordinal_at[pos],
         )
 
-    def study_card(self, deck_id: str, card_id: str) -> StudyCard:
-        """The StudyCard of one loaded card (NotLoadedError if it is not loaded)."""
+    def study_card(self, deck_id: str, card_id: str, ordinal: int | None = None) -> StudyCard:
+        """The StudyCard of one loaded schedule (NotLoadedError if it is not loaded).
+
+        Without `ordinal`, the card's first (ordinal 1 but for a cloze without `{{c1::`).
+        """
         index = self.index(deck_id)
-        pos = index.position.get(card_id)
-        if pos is None:
+        positions = index.positions_of(card_id)
+        if not positions:
             raise NotLoadedError(f"deck `{deck_id}` has no card `{card_id}`")
+        if ordinal is None:
+            return self.card(index, positions[0])
+        pos = index.position.get((card_id, ordinal))
+        if pos is None:
+            has = ", ".join(f"#{index.ordinal_at[p]}" for p in positions)
+            raise NotLoadedError(f"card `{deck_id}/{card_id}` has no #{ordinal} (it has {has})")
         return self.card(index, pos)
 
-    def reindexer(self, deck_id: str, card_id: str) -> Callable[[CardState], None]:
-        """A function that puts a card's new state into the queue (a no-op once unloaded)."""
-        found = self.find(deck_id, card_id)
+    def schedules(self, deck_id: str, card_id: str) -> list[StudyCard]:
+        """Every ordinal of one loaded card, in order (NotLoadedError if it is not loaded)."""
+        index = self.index(deck_id)
+        positions = index.positions_of(card_id)
+        if not positions:
+            raise NotLoadedError(f"deck `{deck_id}` has no card `{card_id}`")
+        return [self.card(index, pos) for pos in positions]
+
+    def suspended(self, deck_id: str | None) -> list[StudyCard]:
+        """The suspended schedules of one deck (None: all), in deck order."""
+        return [
+            self.card(index, pos)
+            for index in self.of(deck_id)
+            for pos, slot in enumerate(index.slots)
+            if slot.suspended
+        ]
+
+    def reindexer(
+        self, deck_id: str, card_id: str, ordinal: int = 1
+    ) -> Callable[[CardState], None]:
+        """A function that puts a schedule's new state into the queue (a no-op once unloaded)."""
+        found = self.find(deck_id, card_id, ordinal)
         if found is None:
             return lambda _: None  # the card is no longer loaded; its row stays
         index, pos = found
         return lambda new: index.put(pos, new)
 
 
+def bury_rule(settings: Settings) -> BuryRule:
+    """Which siblings an answer buries, for decks that do not say (config.toml's keys)."""
+    return BuryRule(settings.bury_new_siblings, settings.bury_review_siblings)
+
+
 def fresh_state(card: StudyCard) -> CardState:
-    """The state of `card` before it was ever answered."""
-    return CardState(card_key(card.deck.id, card.card.id), card.deck.id, card.card.id)
+    """The state of `card`'s schedule before it was ever answered."""
+    deck_id, card_id, ordinal = card.deck.id, card.card.id, card.ordinal
+    return CardState(schedule_key(deck_id, card_id, ordinal), deck_id, card_id, ordinal=ordinal)

@@ -196,7 +196,7 @@ class StudyFlow(_CardFlow):
         if card is None or not self.revealed:
             return None  # a key pressed twice: the second finds the next card unrevealed
         self._commit(card, Rating(rating))
-        after = self.session.study_card(card.deck.id, card.card.id)
+        after = self.session.study_card(card.deck.id, card.card.id, card.ordinal)
         leech = after.suspended and not card.suspended
         return self.next("Leech: suspended." if leech else "", undoable=leech)
 
@@ -298,5 +298,5 @@ class QuizFlow(_CardFlow):
         return self._ask()
 
 
-def _ids(card: StudyCard) -> tuple[str, str]:
-    return card.deck.id, card.card.id
+def _ids(card: StudyCard) -> tuple[str, str, int]:
+    return card.deck.id, card.card.id, card.ordinal

@@ -32,11 +32,20 @@ def pick_questions(
     count: int = QUIZ_QUESTIONS,
     seed: int | None = None,
 ) -> list[StudyCard]:
-    """Up to `count` unsuspended cards, about half computed where the decks have them."""
+    """Up to `count` unsuspended cards, about half computed where the decks have them.
+
+    A card with several ordinals (a cloze's deletions, both directions) is asked once, in
+    one of its unsuspended ordinals, drawn with the rest.
+    """
     library = session.library
     decks = [library.decks[d] for d in deck_ids] if deck_ids is not None else library.decks.values()
-    cards = [session.study_card(deck.id, card.id) for deck in decks for card in deck.cards]
-    cards = [card for card in cards if not card.suspended]
+    sides = random.Random(seed)  # apart from `rng`: a quiz's picks stay what they were
+    cards = []
+    for deck in decks:
+        for card in deck.cards:
+            shown = [one for one in session.schedules(deck.id, card.id) if not one.suspended]
+            if shown:
+                cards.append(shown[0] if len(shown) == 1 else sides.choice(shown))
     rng = random.Random(seed)
     computed = [card for card in cards if card.card.kind in COMPUTED_KINDS]
     ordinary = [card for card in cards if card.card.kind not in COMPUTED_KINDS]
@@ -90,12 +99,17 @@ def short_text(source: str, limit: int = 90, *, note: Note | None = None) -> str
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _plain_question(card: Card, note: Note | None) -> tuple[str, str]:
-    """(question, answer) of an ordinary card as plain text for the list of misses."""
+def _plain_question(card: Card, note: Note | None, ordinal: int = 1) -> tuple[str, str]:
+    """(question, answer) of one ordinal of an ordinary card as plain text for the list of
+    misses: a cloze's own deletion asked (the others filled in), a reversed card's back."""
     if card.kind == "cloze":
-        question = CLOZE_PATTERN.sub("[...]", card.front)
+        question = CLOZE_PATTERN.sub(
+            lambda m: "[...]" if int(m.group(1)) == ordinal else m.group(2), card.front
+        )
         answer = CLOZE_PATTERN.sub(lambda m: m.group(2), card.front)
         return short_text(question, note=note), short_text(answer, note=note)
+    if card.kind == "reversed" and ordinal == 2:
+        return short_text(card.back or "", note=note), short_text(card.front, note=note)
     return short_text(card.front, note=note), short_text(card.back or "", note=note)
 
 
@@ -109,7 +123,7 @@ def quiz_answer(
 ) -> QuizAnswer:
     """The record of one answer: a typed answer is right by its grade, others by `passed`."""
     if variant is None:
-        question, answer = _plain_question(card.card, note)
+        question, answer = _plain_question(card.card, note, card.ordinal)
         return QuizAnswer(card, passed, question, answer)
     return QuizAnswer(
         card,

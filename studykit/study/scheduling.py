@@ -131,7 +131,7 @@ class Scheduling:
             if scope is not None and index.deck.id not in scope:
                 continue
             scheduler = self.scheduler(index.deck)
-            for pos in range(len(index.deck.cards)):
+            for pos in range(index.total):
                 key = index.key(pos)
                 state = store.get_state(key)
                 if state is None or state.state is None:
@@ -151,7 +151,7 @@ class Scheduling:
         states = {state.key: state for state in self._store.load_states()}
         new, stability, difficulty, elapsed, due_in, lapses = 0, [], [], [], [], []
         for index in self._decks.all():
-            for pos in range(len(index.deck.cards)):
+            for pos in range(index.total):
                 state = states.get(index.key(pos))
                 if state is not None and state.suspended:
                     continue

@@ -1,4 +1,4 @@
-"""Card search in Anki's syntax: words, "phrases", tag:x, deck:x, is:state, -negation.
+"""Card search in Anki's syntax: words, "phrases", tag:x, deck:x, is:state, card:N, -negation.
 
 Terms are ANDed; `*` is a wildcard; matching ignores case. The parser is pure: the session
 supplies each card's `Facts` and asks `Query.matches`.
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Literal
 
+from studykit.content.ordinals import MAX_ORDINAL, parse_ordinal
 from studykit.core.errors import StudykitError
 
 __all__ = ["MAX_QUERY", "STATES", "Facts", "Query", "QueryError", "Term", "parse_query"]
@@ -20,9 +21,9 @@ MAX_QUERY = 200
 
 STATES: tuple[str, ...] = ("new", "learning", "review", "due", "suspended", "leech", "buried")
 _ALIASES = {"learn": "learning", "susp": "suspended"}
-_FIELDS = ("tag", "deck", "is")
+_FIELDS = ("tag", "deck", "is", "card")
 
-Kind = Literal["text", "tag", "deck", "is"]
+Kind = Literal["text", "tag", "deck", "is", "card"]
 
 
 class QueryError(StudykitError, ValueError):
@@ -37,6 +38,8 @@ class Facts:
     tags: frozenset[str]
     deck_id: str
     deck_name: str
+    ordinal: int = 1
+    """Which of the card's schedules (`card:2`: a reversed card's back, a cloze's c2)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,8 @@ class Term:
         value = self.value
         if self.kind == "is":
             return value in states
+        if self.kind == "card":
+            return str(card.ordinal) == value
         if self.kind == "tag":
             return any(fnmatchcase(tag, value) for tag in card.tags)
         if self.kind == "deck":
@@ -131,7 +136,7 @@ def _term(token: str) -> Term | None:
         if not field.isalpha():
             return Term("text", body.casefold(), negated)
         raise QueryError(
-            f"unknown filter `{field}:` (known: tag:, deck:, is:); "
+            f"unknown filter `{field}:` (known: tag:, deck:, is:, card:); "
             f'put text with a colon in quotes: "{body}"'
         )
     value = value.strip().casefold()
@@ -141,11 +146,19 @@ def _term(token: str) -> Term | None:
         value = _ALIASES.get(value, value)
         if value not in STATES:
             raise QueryError(f"unknown state `is:{value}` (known: {', '.join(STATES)})")
+    if name == "card":
+        ordinal = parse_ordinal(value.removeprefix("c"))
+        if ordinal is None:
+            raise QueryError(
+                f"`card:{value}` needs an ordinal from 1 to {MAX_ORDINAL}: `card:2` is a "
+                "reversed card's back, or a cloze's c2"
+            )
+        value = str(ordinal)
     return Term(name, value, negated)  # type: ignore[arg-type]
 
 
 def _example(field: str) -> str:
-    return {"tag": "rnn", "deck": "rnn-limitations", "is": "due"}[field]
+    return {"tag": "rnn", "deck": "rnn-limitations", "is": "due", "card": "2"}[field]
 
 
 def parse_query(text: str) -> Query:

@@ -27,7 +27,7 @@ from studykit.srs.transitions import answered, to_fsrs
 from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
 from studykit.study.card import StudyCard
 from studykit.study.card_search import CardSearch
-from studykit.study.decks import LoadedDecks, NotLoadedError, fresh_state
+from studykit.study.decks import LoadedDecks, NotLoadedError, bury_rule, fresh_state
 from studykit.study.locking import synchronized
 from studykit.study.scheduling import Scheduling
 from studykit.study.search import Query
@@ -72,7 +72,7 @@ class StudySession:
         self._clock = clock
         self._lock = threading.RLock()
         self._tz = tz  # None: the machine's local zone, looked up at each instant
-        self.decks = LoadedDecks(library, store)
+        self.decks = LoadedDecks(library, store, bury_rule(settings))
         """The loaded decks, indexed for the queue."""
         self.scheduling = Scheduling(
             store,
@@ -154,27 +154,25 @@ class StudySession:
     def next_card(
         self, deck_id: str | None = None, *, scope: Sequence[str] | None = None
     ) -> StudyCard | None:
-        """The card to study now: learning due now, then reviews due today, then new cards.
-
-        From `deck_id` (None: any deck of the scope) within the limits of the decks in `scope`
-        (default: `deck_id` alone, or every deck when both are None).
-        """
+        """The card to study now (learning due, then reviews due today, then new) from `deck_id`
+        (None: any in scope) within the limits of the decks in `scope` (default: `deck_id`
+        alone, or every deck)."""
         return self.today.next_card(deck_id, scope)
 
     @synchronized
-    def study_card(self, deck_id: str, card_id: str) -> StudyCard:
-        """The StudyCard of one loaded card (NotLoadedError if it is not loaded)."""
-        return self.decks.study_card(deck_id, card_id)
+    def study_card(self, deck_id: str, card_id: str, ordinal: int | None = None) -> StudyCard:
+        """One loaded schedule (default: the card's first ordinal); NotLoadedError if unknown."""
+        return self.decks.study_card(deck_id, card_id, ordinal)
+
+    @synchronized
+    def schedules(self, deck_id: str, card_id: str) -> list[StudyCard]:
+        """Every ordinal of one loaded card, in order (NotLoadedError if it is not loaded)."""
+        return self.decks.schedules(deck_id, card_id)
 
     @synchronized
     def suspended_cards(self, deck_id: str | None = None) -> list[StudyCard]:
         """The suspended cards (manual and leeches) of one deck or all, in deck order."""
-        return [
-            self.decks.card(index, pos)
-            for index in self.decks.of(deck_id)
-            for pos in index.position.values()
-            if index.slots[pos].suspended
-        ]
+        return self.decks.suspended(deck_id)
 
     @synchronized
     def next_due(self, deck_id: str | None = None) -> datetime | None:
@@ -224,8 +222,8 @@ class StudySession:
             duration_ms=duration_ms,
             variant_seed=variant_seed,
         )
-        self.decks.reindexer(card.deck.id, card.card.id)(after)
-        self.today.tally.record(card.deck.id, before.state)
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(after)
+        self.today.record_answer(card, before.state)
         self._undo.push("rate", before, log_id)
 
     @synchronized
@@ -241,7 +239,7 @@ class StudySession:
         self, card: StudyCard, action: Action, change: Callable[[CardState], CardState]
     ) -> None:
         before, after = self.store.change_state(fresh_state(card), change)
-        self.decks.reindexer(card.deck.id, card.card.id)(after)
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(after)
         self._undo.push(action, before)
 
     @synchronized
@@ -262,8 +260,9 @@ class StudySession:
 
     @synchronized
     def unbury(self, card: StudyCard) -> None:
-        """Show a buried card again today."""
-        self._change(card, "unbury", lambda state: replace(state, buried_until=None))
+        """Show a buried card again today (one buried by a sibling's answer too)."""
+        now = self.now()  # inside today, it lifts a sibling's burial too (siblings.py)
+        self._change(card, "unbury", lambda state: replace(state, buried_until=now))
 
     @synchronized
     def forget(self, card: StudyCard) -> bool:
@@ -275,15 +274,14 @@ class StudySession:
         if done is None:
             return False
         before, log_id = done
-        self.decks.reindexer(card.deck.id, card.card.id)(before.as_new())
+        self.decks.reindexer(card.deck.id, card.card.id, card.ordinal)(before.as_new())
         self._undo.push("forget", before, log_id)
         return True
 
     @synchronized
     def is_buried(self, card: StudyCard) -> bool:
-        """True while a card is buried."""
-        found = self.decks.find(card.deck.id, card.card.id)
-        return found is not None and found[0].is_buried(found[1], to_us(self.now()))
+        """True while a card is buried (by hand, or by a sibling's answer today)."""
+        return self.today.is_buried(card)
 
     @synchronized
     def is_due(self, card: StudyCard) -> bool:
@@ -326,6 +324,12 @@ class StudySession:
     def scheduling_records(self, deck_ids: Sequence[str]) -> tuple[list[CardState], list[Answer]]:
         """The stored card states of these decks and their answers, oldest first (read only)."""
         return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
+
+    @synchronized
+    @synchronized
+    def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+        """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
+        return self.today.sibling_buried(deck_ids)
 
     @synchronized
     def fsrs_parameters(self, deck_id: str) -> tuple[float, ...]:

@@ -11,6 +11,8 @@ from studykit.core.config import Settings
 from studykit.srs.limits import DailyTally, ScopeLimits
 from studykit.srs.queue import DeckIndex, earliest
 from studykit.srs.records import from_us, to_us
+from studykit.srs.scheduler import State
+from studykit.srs.siblings import Day
 from studykit.srs.store import Store
 from studykit.study.card import StudyCard
 from studykit.study.decks import LoadedDecks
@@ -19,6 +21,7 @@ __all__ = ["LEARN_AHEAD", "DeckCounts", "Today"]
 
 # As in Anki: when nothing else is left, a learning card due this soon is shown now.
 LEARN_AHEAD = timedelta(minutes=20)
+_LEARN_AHEAD_US = LEARN_AHEAD // timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -55,11 +58,47 @@ class Today:
         """Today's answers per deck, recounted from the log on a new day or after an undo."""
 
     def window(self) -> tuple[datetime, int, int]:
-        """(now, now in epoch µs, end of today in µs); recounts today's answers on a new day."""
+        """(now, now in epoch µs, end of today in µs); recounts today's answers on a new day
+        (and after an undo), and settles each card's siblings for them."""
         now = self._now()
         start, end = self._day_bounds(now)
-        self.tally.refresh(self._store, start)
+        if self.tally.refresh(self._store, start):
+            day = Day(to_us(start), to_us(end))
+            answered = self.tally.answered
+            for index in self._decks.all():
+                index.start_day(day, answered.get(index.deck.id, {}))
         return now, to_us(now), to_us(end)
+
+    def record_answer(self, card: StudyCard, before: State | None) -> None:
+        """Count an answer to `card` (which was in state `before`) and bury its siblings."""
+        deck_id, card_id, ordinal = card.deck.id, card.card.id, card.ordinal
+        self.tally.record(deck_id, before, card_id, ordinal)
+        found = self._decks.find(deck_id, card_id, ordinal)
+        if found is not None:
+            found[0].answered(found[1])
+
+    def is_buried(self, card: StudyCard) -> bool:
+        """True while a schedule is buried, by hand or by a sibling's answer today."""
+        _, now_us, _ = self.window()  # siblings settled for today
+        found = self._decks.find(card.deck.id, card.card.id, card.ordinal)
+        return found is not None and found[0].is_buried(found[1], now_us)
+
+    def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
+        """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
+        self.window()
+        found = []
+        for deck_id in deck_ids:
+            index = self._decks.indexes.get(deck_id)
+            if index is not None:
+                for pos in sorted(index.sibling_buried):
+                    found.append((deck_id, index.card(pos).id, index.ordinal_at[pos]))
+        return found
+
+    def _counts(self, index: DeckIndex, now_us: int, end_us: int) -> tuple[int, int, int]:
+        """What one deck has available today (limits not applied); learning as Anki counts
+        it, what is due within the learn-ahead limit."""
+        learn_until = min(end_us, now_us + _LEARN_AHEAD_US)
+        return index.counts(now_us=now_us, end_us=end_us, learn_until_us=learn_until)
 
     def limits(self, indexes: Sequence[DeckIndex]) -> ScopeLimits:
         """The limits over a scope; build after `window`, which keeps today's tally current."""
@@ -73,7 +112,7 @@ class Today:
         result = []
         for index in self._decks.all():
             new, learning, due = self.limits([index]).total(
-                {index.deck.id: index.counts(now_us=now_us, end_us=end_us)}
+                {index.deck.id: self._counts(index, now_us, end_us)}
             )
             result.append(
                 DeckCounts(
@@ -92,7 +131,7 @@ class Today:
         """(new, learning, due) that studying these decks together serves today (None: all)."""
         _, now_us, end_us = self.window()
         indexes = self._decks.scope(deck_ids)
-        available = {i.deck.id: i.counts(now_us=now_us, end_us=end_us) for i in indexes}
+        available = {i.deck.id: self._counts(i, now_us, end_us) for i in indexes}
         return self.limits(indexes).total(available)
 
     def next_card(self, deck_id: str | None, scope: Sequence[str] | None) -> StudyCard | None:
@@ -126,7 +165,7 @@ class Today:
 
     def is_due(self, card: StudyCard) -> bool:
         """True when a scheduled card is due before today's rollover (new cards are not due)."""
-        found = self._decks.find(card.deck.id, card.card.id)
+        found = self._decks.find(card.deck.id, card.card.id, card.ordinal)
         if found is None:
             return False
         index, pos = found

@@ -42,11 +42,15 @@ class Undone:
     deck_id: str
     card_id: str
     card: StudyCard | None
+    ordinal: int = 1
 
     @property
     def name(self) -> str:
-        """`deck/card`."""
-        return f"{self.deck_id}/{self.card_id}"
+        """`deck/card`, or `deck/card#2` for one of a card's several ordinals."""
+        if self.card is not None:
+            return self.card.name
+        suffix = "" if self.ordinal == 1 else f"#{self.ordinal}"
+        return f"{self.deck_id}/{self.card_id}{suffix}"
 
 
 class UndoStack:
@@ -84,12 +88,13 @@ class UndoStack:
                 break
             if logged:  # the log's own newest row could not be taken back: stop, never spin
                 return None
-        found = self._decks.find(entry.deck_id, entry.card_id)
+        ordinal = entry.before.ordinal
+        found = self._decks.find(entry.deck_id, entry.card_id, ordinal)
         card = None
         if found is not None:  # a card no longer loaded keeps its row, unshown
             found[0].put(found[1], restored)
             card = self._decks.card(*found)
-        return Undone(entry.action, entry.deck_id, entry.card_id, card)
+        return Undone(entry.action, entry.deck_id, entry.card_id, card, ordinal)
 
     def _logged_last(self) -> _Undoable | None:
         """The newest logged answer or forget as an undo entry (after a restart)."""

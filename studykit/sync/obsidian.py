@@ -55,7 +55,7 @@ class VaultReport:
     cards: int = 0
     answers_in: int = 0
     waiting: int = 0
-    """Reviews of a card's other siblings: studykit keeps one schedule per card for now."""
+    """Reviews of siblings past the last ordinal studykit keeps (c500)."""
     written: list[str] = field(default_factory=list)
     backups: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
@@ -74,8 +74,7 @@ class VaultReport:
         ]
         if self.waiting:
             lines.append(
-                f"{self.waiting} review(s) of a card's other siblings stay in the plugin's "
-                "comment: studykit keeps one schedule per card for now."
+                f"{self.waiting} review(s) of siblings past c500 stay in the plugin's comment."
             )
         lines += [f"Not written: {why}" for why in self.refused]
         return lines
@@ -213,8 +212,8 @@ def take_in_reviews(session: StudySession, notes: list[_Note], report: VaultRepo
 def _write_note(session: StudySession, note: _Note, report: VaultReport) -> None:
     edits: list[tuple[CardSpan, list[Schedule]]] = []
     for deck_id, card in note.cards:
-        # Each sibling's entry from its own schedule; a sibling studykit keeps none for (yet)
-        # keeps the plugin's.
+        # Each sibling's entry from its own schedule; a sibling with none here (never
+        # answered) keeps the plugin's.
         entries = list(card.schedules)
         for index in range(max(1, len(entries))):
             ref = ScheduleRef(deck_id, card.id, index + 1)

@@ -23,10 +23,13 @@ from studykit.export.schedule import (
     CARD_NEW,
     CARD_RELEARN,
     CARD_REVIEW,
+    QUEUE_BURIED,
     QUEUE_DAY_LEARN,
     QUEUE_LEARN,
     QUEUE_NEW,
     QUEUE_REVIEW,
+    QUEUE_SIBLING_BURIED,
+    QUEUE_SUSPENDED,
     AnkiDays,
     CardColumns,
     Snapshot,
@@ -178,14 +181,19 @@ def _target(
     if columns is None:  # new here (never answered, or forgotten): new in Anki too
         position = data.get("pos", card.due if card.type == CARD_NEW else 0)
         queue = hidden_queue(state, now) or QUEUE_NEW
+        if card.queue == QUEUE_SIBLING_BURIED and queue >= 0:
+            queue = QUEUE_SIBLING_BURIED
         data.pop("pos", None)
         return (CARD_NEW, queue, int(position), 0, 0, state.reps, state.lapses, 0, data)
+    queue = columns.queue
+    if card.queue == QUEUE_SIBLING_BURIED and queue >= 0:
+        queue = QUEUE_SIBLING_BURIED  # Anki's own burial of a sibling lasts its day
     if card.type == CARD_NEW and "pos" not in data:
         data["pos"] = card.due  # as Anki keeps a new card's place for a later reset
     data.update(_data(columns.data))
     return (
         columns.type,
-        columns.queue,
+        queue,
         columns.due,
         columns.ivl,
         columns.factor,
@@ -272,7 +280,7 @@ def push(
                 (*target[:8], json.dumps(target[8], separators=(",", ":")), now, card.id)
             )
             result.states += 1
-        queue = target[1] if target[1] < 0 else None
+        queue = target[1] if target[1] in (QUEUE_SUSPENDED, QUEUE_BURIED) else None
         result.hidden[card.id] = queue
         for sibling in placed.siblings.get(ref, ()):
             want = queue if queue is not None else _shown_queue(sibling)

@@ -94,7 +94,7 @@ class SyncReport:
     rescheduled_in: int = 0
     """Anki's own rescheduling rows (FSRS "reschedule cards"): studykit schedules instead."""
     waiting: int = 0
-    """Answers to directions or deletions studykit keeps no schedule of its own for yet."""
+    """Answers to Anki cards of studykit's notes that are no studykit schedule."""
     answers_out: int = 0
     forgets_out: int = 0
     states_out: int = 0
@@ -160,8 +160,8 @@ class SyncReport:
             )
         if self.waiting:
             lines.append(
-                f"{self.waiting} answer(s) to a card's other directions or cloze deletions stay in "
-                "Anki: studykit keeps one schedule per card for now."
+                f"{self.waiting} answer(s) to Anki cards that are no studykit schedule (a cloze "
+                "number past c500) stay in Anki."
             )
         if self.held_back:
             lines.append(

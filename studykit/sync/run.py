@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from studykit.srs.scheduler import card_key
 from studykit.sync.account import SyncKey, SyncPaths, keep_new_endpoint, read_key
 from studykit.sync.conflicts import detect_conflicts
 from studykit.sync.content import ContentResult, bring_content
@@ -297,18 +296,18 @@ class _Run:
     def _full_keys(self, new_guids: list[str], full: bool) -> list[int]:
         """Cards whose every logged row must be in the mirror: new there, or all after a full
         download, or those whose push a killed sync left unfinished."""
-        keys = [
-            card_key(n.deck_id, n.card_id)
-            for n in self.state.notes(new_guids).values()
-            if n.rank == 0
-        ]
+        store = self.session.store
+        notes = self.state.notes(new_guids).values()
+        keys = store.keys_of_cards([(n.deck_id, n.card_id) for n in notes if n.rank == 0])
         if full:
-            keys += self.session.store.keys_with_anki_rows()
+            keys += store.keys_with_anki_rows()
         keys += [int(key) for key in self.state.get("pushing") or []]
         return list(dict.fromkeys(keys))
 
 
-_HIDDEN_SUSPENDED, _HIDDEN_BURIED = -1, (-2, -3)
+# Anki's -2 (buried because a sibling was answered) is no burial here: studykit buries
+# siblings itself, day by day.
+_HIDDEN_SUSPENDED, _HIDDEN_BURIED = -1, (-3,)
 
 
 def _flag_changes(
@@ -333,7 +332,7 @@ def _flag_changes(
         if not supported(ref.ordinal):
             continue
         now, before = kind(card.queue), kind(sent.get(card.id))
-        shown[card.id] = card.queue if card.queue < 0 else None
+        shown[card.id] = card.queue if card.queue in (-1, -3) else None
         if now == before:
             continue
         suspended = (now == "suspended") if "suspended" in (now, before) else None

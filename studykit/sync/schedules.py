@@ -1,9 +1,9 @@
 """Which studykit schedule an Anki card is: (deck, card, ordinal), ordinal = the card's ord + 1.
 
 A note is one studykit card (its GUID hangs on deck id + card id); its Anki cards are the
-card's directions or cloze deletions, in template order. A computed card's baked variants
-are notes of their own, each one card of ordinal 1: the note of rank 0 carries the schedule,
-the others share its suspension and burial.
+card's directions or cloze deletions, in template order, each a schedule of its own. (A
+package from before per-ordinal export may hold a computed card's baked variants as notes
+of their own: the note of rank 0 carries the schedule, the others share its suspension.)
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import card_key
+from studykit.srs.scheduler import schedule_key
 from studykit.sync.state import HeldNote
 
-__all__ = ["FIRST_ORDINAL", "ScheduleRef", "schedule_of", "supported"]
+__all__ = ["FIRST_ORDINAL", "MAX_ORDINAL", "ScheduleRef", "schedule_of", "supported"]
 
 FIRST_ORDINAL = 1
+MAX_ORDINAL = 500
+"""As Anki: cloze deletions c1 to c500 (the study database holds no other ordinal)."""
 
 
 @dataclass(frozen=True)
@@ -30,17 +32,16 @@ class ScheduleRef:
     @property
     def key(self) -> int:
         """The study database's key of this schedule."""
-        return card_key(self.deck_id, self.card_id)
+        return schedule_key(self.deck_id, self.card_id, self.ordinal)
 
     def fresh(self) -> CardState:
         """This schedule before any answer."""
-        return CardState(self.key, self.deck_id, self.card_id)
+        return CardState(self.key, self.deck_id, self.card_id, ordinal=self.ordinal)
 
     @classmethod
     def of(cls, state: CardState) -> ScheduleRef:
         """The schedule a stored state belongs to."""
-        # States carry their ordinal once per-ordinal schedules land; before, all are first.
-        return cls(state.deck_id, state.card_id, getattr(state, "ordinal", FIRST_ORDINAL))
+        return cls(state.deck_id, state.card_id, state.ordinal)
 
     def __str__(self) -> str:
         suffix = "" if self.ordinal == FIRST_ORDINAL else f" (card {self.ordinal})"
@@ -48,8 +49,8 @@ class ScheduleRef:
 
 
 def supported(ordinal: int) -> bool:
-    """Whether studykit keeps a schedule of this ordinal (one per card, for now: the first)."""
-    return ordinal == FIRST_ORDINAL
+    """Whether studykit can keep a schedule of this ordinal."""
+    return FIRST_ORDINAL <= ordinal <= MAX_ORDINAL
 
 
 def schedule_of(note: HeldNote, ord_: int) -> ScheduleRef:

@@ -84,3 +84,42 @@ def test_bad_input_exits_2_with_a_message(root: Path, tmp_path: Path) -> None:
     assert code == 2 and "unknown deck 'nope'" in err
     code, _, err = cards(root, tmp_path, "--search", "x" * 201)
     assert code == 2 and "at most 200 characters" in err
+
+
+def test_each_ordinal_is_a_row_and_card_n_finds_one(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    (root / "decks" / "sib.yaml").write_text(
+        """\
+id: sib
+name: Siblings
+cards:
+  - id: two-way
+    kind: reversed
+    front: Term
+    back: Meaning
+  - id: blanks
+    kind: cloze
+    front: "{{c1::one}}, {{c2::two}} and {{c3::three}}"
+"""
+    )
+    settings = Settings(root=root, data_dir=tmp_path / "data", enable_fuzzing=False)
+    with StudySession.open(settings) as session:
+        session.answer(session.study_card("sib", "two-way"), Rating.Good, duration_ms=500)
+    code, out, _ = cards(root, tmp_path, "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [(r["key"], r["card"], r["ordinal"]) for r in rows] == [
+        ("sib/two-way#1", "two-way", 1),
+        ("sib/two-way#2", "two-way", 2),
+        ("sib/blanks#1", "blanks", 1),
+        ("sib/blanks#2", "blanks", 2),
+        ("sib/blanks#3", "blanks", 3),
+    ]
+    assert rows[0]["state"] == "learning" and rows[1]["state"] == "new"
+    assert rows[1]["buried"]  # its sibling was answered today
+    code, out, _ = cards(root, tmp_path, "--search", "card:2")
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["sib/two-way#2", "sib/blanks#2"]
+    assert "Meaning" in lines[1]  # the back is the question of ordinal 2
+    assert "one, [...] and three" in lines[2]  # its own deletion hidden, the others shown

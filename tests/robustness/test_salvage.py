@@ -16,7 +16,7 @@ from fsrs import Rating
 from studykit.core.errors import StudykitError
 from studykit.srs import doctor
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import State, card_key
+from studykit.srs.scheduler import State, schedule_key
 from studykit.srs.store import Store
 from tests.robustness.test_doctor import _studykit
 
@@ -27,15 +27,17 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def big_database(database: Path) -> None:
-    """REVIEWS answers over CARDS cards of deck `big`, written in one batch."""
+    """REVIEWS answers over CARDS schedules of deck `big` (each card's ordinals 1 to 3),
+    written in one batch."""
     states: dict[int, CardState] = {}
     with Store.open(database) as store:
         store.set_durable(False)
         with store.batch():
             for number in range(REVIEWS):
                 card = number % CARDS
+                card_id, ordinal = f"c{card // 3}", card % 3 + 1
                 before = states.get(card) or CardState(
-                    card_key("big", f"c{card}"), "big", f"c{card}"
+                    schedule_key("big", card_id, ordinal), "big", card_id, ordinal=ordinal
                 )
                 when = T0 + timedelta(minutes=number)
                 after = replace(

@@ -162,11 +162,11 @@ class Phone:
         assert cid is not None, f"no card {deck_id}/{card_id} ord {ord_} on the phone"
         return self.col.get_card(cid)
 
-    def answer(self, card_id: str, rating: int, *, at_ms: int | None = None) -> None:
+    def answer(self, card_id: str, rating: int, *, ord_: int = 0, at_ms: int | None = None) -> None:
         """Answer a card (1 Again … 4 Easy) through Anki's scheduler, as the phone's app does."""
         from anki.scheduler.v3 import CardAnswer
 
-        card = self.card("alpha", card_id)
+        card = self.card("alpha", card_id, ord_)
         states = self.col._backend.get_scheduling_states(card.id)
         new_state = (states.again, states.hard, states.good, states.easy)[rating - 1]
         answer = CardAnswer(
@@ -179,8 +179,8 @@ class Phone:
         )
         self.col.sched.answer_card(answer)
 
-    def revlog(self, card_id: str) -> list[tuple[Any, ...]]:
-        card = self.card("alpha", card_id)
+    def revlog(self, card_id: str, ord_: int = 0) -> list[tuple[Any, ...]]:
+        card = self.card("alpha", card_id, ord_)
         return [
             tuple(row)
             for row in self.col.db.all(
@@ -231,29 +231,30 @@ class Student:
             session.close()
             self.sessions.remove(session)
 
-    def answer(self, card_id: str, rating: int) -> None:
+    def answer(self, card_id: str, rating: int, ordinal: int = 1) -> None:
         from studykit.study.session import Rating
 
         session = self.session()
         try:
-            session.answer(session.study_card("alpha", card_id), Rating(rating), duration_ms=3000)
+            card = session.study_card("alpha", card_id, ordinal)
+            session.answer(card, Rating(rating), duration_ms=3000)
         finally:
             session.close()
             self.sessions.remove(session)
 
-    def history(self, card_id: str) -> list[Any]:
-        from studykit.srs.scheduler import card_key
+    def history(self, card_id: str, ordinal: int = 1) -> list[Any]:
+        from studykit.srs.scheduler import schedule_key
         from studykit.srs.store import Store
 
         with Store.open(self.settings.database_path) as store:
-            return store.history(card_key("alpha", card_id))
+            return store.history(schedule_key("alpha", card_id, ordinal))
 
-    def state(self, card_id: str) -> Any:
-        from studykit.srs.scheduler import card_key
+    def state(self, card_id: str, ordinal: int = 1) -> Any:
+        from studykit.srs.scheduler import schedule_key
         from studykit.srs.store import Store
 
         with Store.open(self.settings.database_path) as store:
-            return store.get_state(card_key("alpha", card_id))
+            return store.get_state(schedule_key("alpha", card_id, ordinal))
 
     def close(self) -> None:
         for session in self.sessions:

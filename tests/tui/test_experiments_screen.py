@@ -7,7 +7,7 @@ The run goes through `run_cached` and the real session cache; only the runner is
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 
 import pytest
@@ -57,13 +57,14 @@ PACE = Pace()
 
 def paced_run(params: Params, context: RunContext) -> Outcome:
     """Steps to half way, waits for the test, then finishes; a cancel ends it when let stop."""
-    PACE.runs.append(dict(params))
+    pace = PACE  # this test's, even if the run outlives it
+    pace.runs.append(dict(params))
     context.step(0.5, "half way there")
-    PACE.half_way.set()
-    while not PACE.release.wait(0.01):
+    pace.half_way.set()
+    while not pace.release.wait(0.01):
         if context.cancelled is not None and context.cancelled():
-            PACE.saw_cancel.set()
-            PACE.let_stop.wait(10)  # a run slow to stop, as a real one can be
+            pace.saw_cancel.set()
+            pace.let_stop.wait(10)  # a run slow to stop, as a real one can be
             context.check()
     size = int(params["size"])
     return Outcome(
@@ -130,8 +131,12 @@ def inline_runner(
 
 
 @pytest.fixture(autouse=True)
-def test_experiments(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Register the test experiments; CUDA is reported unusable unless a test says otherwise."""
+async def test_experiments(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    """Register the test experiments; CUDA is reported unusable unless a test says otherwise.
+
+    Async, so that its teardown runs before the test's event loop closes: closing it waits
+    for the worker threads, and a run held by `let_stop` would keep it waiting 10 s.
+    """
     global PACE
     PACE = Pace()
     monkeypatch.setattr(availability, "cuda_status", lambda: "no GPU in the test machine")

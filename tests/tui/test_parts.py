@@ -96,8 +96,11 @@ def test_heatmap_places_days_by_week_and_weekday() -> None:
 
 def test_cloze_cards_hide_then_fill() -> None:
     card = Card(id="c", kind="cloze", front="RNNs {{c1::vanish}} and {{c2::explode::what else?}}.")
-    assert front_markdown(card) == "RNNs **[...]** and **[what else?]**."
-    assert back_markdown(card) == "RNNs **vanish** and **explode**."
+    # One deletion per ordinal, as Anki asks them: that one hidden, the others filled in.
+    assert front_markdown(card) == "RNNs **[...]** and explode."
+    assert front_markdown(card, None, 2) == "RNNs vanish and **[what else?]**."
+    assert back_markdown(card) == "RNNs **vanish** and explode."
+    assert back_markdown(card, None, 2) == "RNNs vanish and **explode**."
 
 
 def test_card_maths_is_converted_for_the_terminal() -> None:

@@ -1,4 +1,8 @@
-"""`check --run-experiments`: linked experiments run on cpu and agree with their closed forms."""
+"""`check --run-experiments`: linked experiments run on cpu and agree with their closed forms.
+
+The runs happen in this process (`run_in_process`); test_check runs the command, with a child
+process per run.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from studykit.experiments.base import (
     RunContext,
 )
 from studykit.experiments.closed_forms import expression
+from studykit.experiments.runner import run_in_process
 
 pytest.importorskip("torch")
 
@@ -101,7 +106,7 @@ def fixture_root(tmp_path: Path, extra: str = "") -> Path:
 
 def test_agreeing_links_are_clean_and_each_distinct_run_happens_once(tmp_path: Path) -> None:
     root = fixture_root(tmp_path)
-    report = run_check([root], root, run_experiments=True)
+    report = run_check([root], root, run_experiments=True, runner=run_in_process)
     assert report.problems == []
     assert report.experiments is not None
     # The section runs gamma = 0.9; the card its two choices, 0.8 and 0.9: two distinct runs.
@@ -114,7 +119,7 @@ def test_a_disagreeing_closed_form_is_reported_at_the_link(
     tmp_path: Path, doubling: Experiment
 ) -> None:
     root = fixture_root(tmp_path, WRONG)
-    report = run_check([root], root, run_experiments=True)
+    report = run_check([root], root, run_experiments=True, runner=run_in_process)
     lines = (root / "decks" / "fixture.yaml").read_text(encoding="utf-8").splitlines()
     line = next(n for n, text in enumerate(lines, 1) if text.strip() == "- id: doubled")
     assert [str(p) for p in report.problems] == [
@@ -134,7 +139,7 @@ def test_a_card_formula_off_its_measured_answer_fails_only_when_run(
     # Its only evidence is the experiment: plain `check` counts it but cannot compare it.
     assert plain.problems == [] and plain.experiment_only == 1
     assert "1 only through an experiment" in (plain.evidence_line(ran_experiments=False) or "")
-    report = run_check([root], root, run_experiments=True)
+    report = run_check([root], root, run_experiments=True, runner=run_in_process)
     lines = (root / "decks" / "fixture.yaml").read_text(encoding="utf-8").splitlines()
     line = next(n for n, text in enumerate(lines, 1) if text.strip() == "- id: off-by-ten-percent")
     assert [str(p) for p in report.problems if p.kind == "card"] == [
@@ -166,7 +171,7 @@ def test_a_positional_encoding_card_is_measured_by_pe_sin(
     tmp_path: Path, base: str, wrong: bool
 ) -> None:
     root = fixture_root(tmp_path, PE_CARD.replace("BASE", base))
-    report = run_check([root], root, run_experiments=True)
+    report = run_check([root], root, run_experiments=True, runner=run_in_process)
     problems = [str(p) for p in report.problems]
     if not wrong:
         assert problems == []

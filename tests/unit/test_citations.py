@@ -210,7 +210,11 @@ def test_the_anki_export_field_holds_the_value(tmp_path: Path) -> None:
 
 def test_measured_drift_is_flagged_at_the_entrys_line(tmp_path: Path) -> None:
     pytest.importorskip("torch")
-    clean = run_check([write_root(tmp_path / "clean")], tmp_path, run_experiments=True)
+    from studykit.experiments.runner import run_in_process
+
+    clean = run_check(
+        [write_root(tmp_path / "clean")], tmp_path, run_experiments=True, runner=run_in_process
+    )
     assert [str(p) for p in clean.problems] == []
     wrong = NOTE.replace("        value: 90\n", "        value: 91\n")
     wrong = wrong.replace(

@@ -108,7 +108,9 @@ def test_review_limits_cap_the_same_way(
         make_deck("parent", 4, name="Maths", reviews_per_day=3, new_per_day=100),
         make_deck("sub", 6, name="Maths::Algebra", new_per_day=100),
     ]
-    session = make_session(make_library(decks))
+    # New cards apart from the review limit here (Anki's option): all ten come on day one.
+    settings = replace(tmp_settings, new_cards_ignore_review_limit=True)
+    session = make_session(make_library(decks), settings=settings)
     assert len(serve(StudyFlow(session, ("parent", "sub")))) == 10  # all new today
     fixed_clock.advance(timedelta(days=30))  # every card is due for review
     assert session.scope_remaining(("parent", "sub")) == (0, 0, 3)
@@ -175,3 +177,22 @@ def test_deck_paths_and_the_hierarchy() -> None:
     assert set(tree.subtree("a")) == {"a", "ab", "abc"} and tree.subtree("ax") == ("ax",)
     assert not tree.contains("a", "ax") and not tree.contains("a", "twin")
     assert tree.parent_in("abc", {"a", "abc"}) == "a" and tree.parent_in("a", {"ab"}) is None
+
+
+def test_new_cards_count_against_the_review_limit_as_in_anki(
+    make_session: Factory, tmp_settings: Settings, fixed_clock: FakeClock
+) -> None:
+    """Anki's v3 default: a new card is also a review for the limit, and new cards come only
+    while the reviews due today leave room under it."""
+    settings = replace(tmp_settings, reviews_per_day=4, new_per_day=10)
+    session = make_session(make_library([make_deck("d", 8)]), settings=settings)
+    assert session.scope_remaining(None) == (4, 0, 0)
+    first = serve(StudyFlow(session, ("d",)), Rating.Easy)
+    assert len(first) == 4
+    fixed_clock.advance(timedelta(days=30))  # the four are due; four cards are still new
+    assert session.scope_remaining(None) == (0, 0, 4)  # the reviews fill the limit
+    ignoring = make_session(
+        make_library([make_deck("d", 8)]),
+        settings=replace(settings, new_cards_ignore_review_limit=True),
+    )
+    assert ignoring.scope_remaining(None) == (4, 0, 4)

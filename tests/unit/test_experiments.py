@@ -8,6 +8,7 @@ import time
 import pytest
 import sympy
 
+from studykit.content.loading import Library
 from studykit.experiments import registry
 from studykit.experiments.base import (
     Cancelled,
@@ -18,14 +19,15 @@ from studykit.experiments.base import (
     UnknownExperiment,
 )
 from studykit.experiments.params import parse_assignments, validate
-from studykit.experiments.runner import run_experiment
+from studykit.experiments.runner import run_experiment, run_in_process
 
 torch = pytest.importorskip("torch")
 CUDA = torch.cuda.is_available()
 
 
 def run_cpu(name: str, **params: object) -> Result:
-    return run_experiment(name, params, device="cpu", seed=0)
+    """The experiment's own numbers, run in this process (test_experiment_child tests the child)."""
+    return run_in_process(name, params, device="cpu", seed=0)
 
 
 def values(result: Result) -> dict[str, object]:
@@ -131,7 +133,7 @@ def test_default_forget_mean_moves_only_with_seed_and_hidden_size() -> None:
         params = {"init": "default", "length": 5, "hidden_size": 16, **other}
         got = values(run_cpu("lstm-forget-gate", **params))
         assert got["default_mean_forget"] == base["default_mean_forget"], other
-    reseeded = run_experiment(
+    reseeded = run_in_process(
         "lstm-forget-gate", {"length": 5, "hidden_size": 16}, device="cpu", seed=1
     )
     assert values(reseeded)["default_mean_forget"] != base["default_mean_forget"]
@@ -427,11 +429,8 @@ def test_strings_are_parsed_per_type() -> None:
         parse_assignments(["distance"])
 
 
-def test_content_params_are_valid() -> None:
-    from studykit.content.loading import load_library
-    from studykit.core.config import bundled_root
-
-    library = load_library(bundled_root())
+def test_content_params_are_valid(bundled_library: Library) -> None:
+    library = bundled_library
     refs = [s.experiment for n in library.notes.values() for s in n.sections if s.experiment]
     assert {r.name for r in refs} == set(registry.names())
     for ref in refs:

@@ -10,10 +10,11 @@ import pytest
 from studykit.content.loading import Library
 from studykit.content.model import ExperimentRef
 from studykit.experiments.base import ParamError, Result
+from studykit.experiments.budget import Budget
 from studykit.experiments.cache import lookup, run_cached
 from studykit.experiments.cards import answer_for, resolved_params
 from studykit.experiments.device import torch_version
-from studykit.experiments.runner import run_experiment
+from studykit.experiments.runner import run_in_process
 from studykit.study.session import StudySession
 
 pytest.importorskip("torch")
@@ -21,14 +22,14 @@ MakeSession = Callable[..., StudySession]
 
 
 class CountingRunner:
-    """The real runner, counting its calls."""
+    """The experiment run in this process, counting the calls (the last test runs a child)."""
 
     def __init__(self) -> None:
         self.calls = 0
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Result:
+    def __call__(self, *args: Any, budget: Budget | None = None, **kwargs: Any) -> Result:
         self.calls += 1
-        return run_experiment(*args, **kwargs)
+        return run_in_process(*args, **kwargs)  # no budget in process: nothing to fence
 
 
 def test_second_run_comes_from_the_cache(make_session: MakeSession, small_library: Library) -> None:

@@ -13,8 +13,7 @@ from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition, ImportRespo
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.content.loading import load_library
-from studykit.core.config import bundled_root
+from studykit.content.loading import Library, load_library
 from studykit.export import export_anki
 from studykit.export.ledger import ExportLedger
 
@@ -91,8 +90,8 @@ def test_export_imports_into_anki_with_decks_tags_and_mathjax(
     assert not library.problems
     result = export_anki(library, tmp_path / "out.apkg", deck_ids=["demo"], variants=3)
     baked = len(result.unbaked) == 0
-    assert result.notes == 3 + (3 if baked else 1)
-    assert result.cards == 1 + 2 + 2 + (3 if baked else 1)
+    assert result.notes == 3 + 1  # a computed card is one note, its variants baked in
+    assert result.cards == 1 + 2 + 2 + 1
     if not baked:
         assert result.unbaked == ("demo/context",)
 
@@ -123,19 +122,28 @@ def test_export_imports_into_anki_with_decks_tags_and_mathjax(
     assert "[...]" in first.question() and r"\(h_t =" in first.question()
     assert r"\tanh(W h_{t-1})" in first.answer()
 
-    typed = [collection.get_card(cid) for cid in collection.find_cards("effective")]
-    assert len(typed) == (3 if baked else 1)
-    assert all("[[type:Answer]]" in c.question() for c in typed)
-    assert all(r"\lceil" in c.answer() for c in typed)  # the formula, as maths
+    (typed,) = [collection.get_card(cid) for cid in collection.find_cards("effective")]
+    assert "[[type:Answer]]" in typed.question()
+    assert r"\lceil" in typed.answer()  # the formula, as maths
+    assert typed.note().note_type()["name"] == "studykit computed"  # type: ignore[index]
+    variants = re.findall(
+        r'<div class=sk-variant data-sk-answer="([^"]*)" data-sk-check="[^"]*" hidden>'
+        r"<div class=sk-v-front>(.*?)</div><div class=sk-v-back>(.*?)</div></div>",
+        typed.question(),  # once there; the back has them twice (above and below the line)
+        re.DOTALL,
+    )
+    assert typed.answer().count("<div class=sk-variant ") == 2 * len(variants)
+    assert len(variants) == (3 if baked else 1)
     if baked:  # each variant's value, and the answer to type, agree with the closed form
-        for c in typed:
-            drawn = re.search(r"γ = ([0-9.]+):", c.question())
+        for answer, front, back in variants:
+            drawn = re.search(r"γ = ([0-9.]+):", front)
             assert drawn is not None
             gamma = float(drawn.group(1))
             expected = math.ceil(math.log(0.01) / math.log(gamma))
-            assert c.note()["Answer"] == str(expected)
-            assert "Accepted: ±0.5." in c.answer()
-            assert f"= {expected}\\]" in c.answer()
+            assert answer == str(expected)
+            assert "Accepted: ±0.5." in back
+            assert f"= {expected}\\]" in back
+        assert typed.note()["Answer"] == variants[0][0]  # Anki's comparison: the first
 
 
 def test_editing_a_card_updates_its_note_instead_of_adding_one(
@@ -164,9 +172,9 @@ def test_editing_a_card_updates_its_note_instead_of_adding_one(
 
 
 def test_bundled_decks_export_whole_and_without_dollars(
-    tmp_path: Path, collection: Collection
+    tmp_path: Path, collection: Collection, bundled_library: Library
 ) -> None:
-    library = load_library(bundled_root())
+    library = bundled_library
     result = export_anki(library, tmp_path / "bundled.apkg")
     import_package(collection, result.path)
     assert collection.note_count() == result.notes
@@ -273,30 +281,58 @@ def test_exporting_one_deck_does_not_call_the_others_removed(tmp_path: Path) -> 
     assert everything.removed == ("other/lone",)
 
 
-def test_dropped_variants_go_out_once_more_tagged_removed_and_listed(
+def _old_variant_notes(root: Path, ledger: ExportLedger, path: Path) -> None:
+    """Export `demo` as studykit did before a computed card was one note: a type-in note per
+    baked variant (GUID key ending `variant-SEED`), recorded in the ledger."""
+    from dataclasses import replace
+
+    from studykit.export.anki import write_package
+    from studykit.export.html import markdown_html
+    from studykit.export.plan import PlannedNote, plan_export
+    from studykit.export.variants import baked_variants
+
+    library = load_library(root)
+    deck = library.decks["demo"]
+    card = next(c for c in deck.cards if c.id == "context")
+    plan = plan_export(library, [deck], variants=0)
+    kept = [note for note in plan.notes if note.card_id != "context"]
+    for variant in baked_variants(deck, card, 3) or ():
+        check = f"<div id=sk-check-data hidden>{variant.check}</div>"
+        fields = (
+            markdown_html(variant.front),
+            variant.answer,
+            markdown_html(variant.back) + check,
+            "",
+        )
+        key = ("studykit", "demo", "context", f"variant-{variant.seed}")
+        kept.append(PlannedNote("type-in", "demo", "context", key, fields, ("demo",)))
+    write_package(replace(plan, notes=tuple(kept)), path, ledger=ledger)
+
+
+def test_the_variant_notes_of_before_go_out_once_more_tagged_removed(
     tmp_path: Path, collection: Collection
 ) -> None:
     root = write_root(tmp_path / "root")
     data = tmp_path / "data"
-    args = ["--root", str(root), "--data-dir", str(data), "export", "anki", "--deck", "demo"]
-    runner = CliRunner()
-    first = runner.invoke(cli, [*args, "--variants", "3", "-o", str(tmp_path / "1.apkg")])
-    assert first.exit_code == 0, first.output
-    import_package(collection, tmp_path / "1.apkg")
+    _old_variant_notes(root, ExportLedger.in_data_dir(data), tmp_path / "old.apkg")
+    import_package(collection, tmp_path / "old.apkg")
     assert len(collection.find_notes("effective")) == 3
 
-    second = runner.invoke(cli, [*args, "--variants", "1", "-o", str(tmp_path / "2.apkg")])
-    assert second.exit_code == 0, second.output
-    assert "2 removed card(s) or variant(s) exported once more" in second.output
-    listed = re.findall(r"demo/context \(variant \d+\)", second.output)
-    assert len(listed) == 2, second.output
-    log = import_package(collection, tmp_path / "2.apkg")
-    assert len(log.new) == 0
+    args = ["--root", str(root), "--data-dir", str(data), "export", "anki", "--deck", "demo"]
+    now = CliRunner().invoke(cli, [*args, "--variants", "3", "-o", str(tmp_path / "new.apkg")])
+    assert now.exit_code == 0, now.output
+    assert "3 removed card(s) or variant(s) exported once more" in now.output
+    listed = re.findall(r"demo/context \(variant \d+\)", now.output)
+    assert len(listed) == 3, now.output
+    log = import_package(collection, tmp_path / "new.apkg")
+    assert len(log.new) == 1  # the computed card's one note
     tagged = collection.find_notes("tag:studykit::removed")
     kept = set(collection.find_notes("effective")) - set(tagged)
-    assert (len(tagged), len(kept)) == (2, 1)
+    assert (len(tagged), len(kept)) == (3, 1)
     for nid in tagged:  # the variant as it was, still a working type-in note
         assert "sk-check-data" in collection.get_note(nid)["Back"]
+    (one,) = kept
+    assert collection.get_note(one)["Variants"].count("class=sk-variant ") == 3
 
 
 def test_line_breaks_lists_and_allowed_tags_reach_anki(

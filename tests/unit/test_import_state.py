@@ -18,7 +18,7 @@ from studykit.importers.srschedule import (
     parse_schedule,
 )
 from studykit.srs.records import CardState
-from studykit.srs.scheduler import card_key
+from studykit.srs.scheduler import card_key, schedule_key
 from studykit.srs.store import Store
 from studykit.srs.studyday import study_day
 
@@ -38,11 +38,14 @@ def test_schedule_comments() -> None:
 
 
 def test_the_state_an_imported_schedule_gives() -> None:
-    schedules = (Schedule(DAY, 20, 250), Schedule(DAY - timedelta(days=4), 6, 130))
-    state, last = imported_state("d", "c", schedules, rollover_hour=4, tz=UTC)
-    assert state.due == datetime(2026, 5, 6, 4, tzinfo=UTC)  # the earlier sibling wins
+    first, _ = imported_state("d", "c", Schedule(DAY, 20, 250), rollover_hour=4, tz=UTC)
+    assert (first.ordinal, first.key, first.stability) == (1, card_key("d", "c"), 20.0)
+    sibling = Schedule(DAY - timedelta(days=4), 6, 130)
+    state, last = imported_state("d", "c", sibling, ordinal=2, rollover_hour=4, tz=UTC)
+    assert state.due == datetime(2026, 5, 6, 4, tzinfo=UTC)
     assert last == datetime(2026, 4, 30, 4, tzinfo=UTC)
-    assert (state.state, state.stability, state.key) == (State.Review, 6.0, card_key("d", "c"))
+    assert (state.state, state.stability) == (State.Review, 6.0)
+    assert (state.ordinal, state.key) == (2, schedule_key("d", "c", 2))
     # round trip: the stored state reads back as the plugin's due day and interval
     assert study_day(state.due, hour=4, tz=UTC) == DAY - timedelta(days=4)
     assert state.due is not None and state.last_review is not None
@@ -65,10 +68,10 @@ def test_import_once_never_over_answers_and_never_counted(tmp_path: Path) -> Non
         suspended = CardState(card_key("d", "held"), "d", "held", suspended=True)
         store.put_state(suspended)
         cards = [
-            ("d", "answered", (Schedule(DAY, 3, 250),)),
-            ("d", "held", (Schedule(DAY, 3, 250),)),
-            ("d", "fresh", (Schedule(DAY, 3, 250),)),
-            ("d", "plain", ()),
+            ("d", "answered", (1,), (Schedule(DAY, 3, 250),)),
+            ("d", "held", (1,), (Schedule(DAY, 3, 250),)),
+            ("d", "fresh", (1,), (Schedule(DAY, 3, 250),)),
+            ("d", "plain", (1,), ()),
         ]
         count = import_schedules(store, cards, rollover_hour=4, tz=UTC)
         assert (count.imported, count.already) == (2, 1)
@@ -90,3 +93,29 @@ def test_import_once_never_over_answers_and_never_counted(tmp_path: Path) -> Non
         assert [(a.imported, a.source, a.before.state) for a in history] == [
             (True, "obsidian", None)
         ]
+
+
+def test_each_sibling_keeps_its_own_schedule_and_extra_entries_are_reported(
+    tmp_path: Path,
+) -> None:
+    both = (Schedule(DAY, 10, 250), Schedule(DAY + timedelta(days=5), 30, 270))
+    three = (*both, Schedule(DAY, 2, 250))
+    cards = [
+        ("d", "two-way", (1, 2), both),  # a `:::` card: front to back, then back to front
+        ("d", "cloze", (1, 2, 3), both),  # a third deletion without an entry: stays new
+        ("d", "short", (1, 2), three),
+    ]
+    with Store.open(tmp_path / "s.sqlite3") as store:
+        count = import_schedules(store, cards, rollover_hour=4, tz=UTC)
+        assert (count.imported, count.already) == (6, 0)
+        assert count.dropped == (
+            "d/short: its SR comment has 3 entries but the card has 2 sibling(s); "
+            "the last 1 left out",
+        )
+        for card_id in ("two-way", "cloze", "short"):
+            one = store.get_state(schedule_key("d", card_id, 1))
+            two = store.get_state(schedule_key("d", card_id, 2))
+            assert one is not None and two is not None
+            assert (one.stability, two.stability) == (10.0, 30.0)  # each its own, none merged
+            assert (one.ordinal, two.ordinal) == (1, 2)
+        assert store.get_state(schedule_key("d", "cloze", 3)) is None

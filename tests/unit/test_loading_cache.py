@@ -341,7 +341,7 @@ def rename_a_card_field(path: Path) -> None:
     head, _, payload = path.read_bytes().partition(b"\n")
     body = json.loads(payload)
     card = body["decks"][0]["f"]["cards"][0]["f"]
-    card["frunt"] = card.pop("front")
+    card["bakc"] = card.pop("back")  # not `front`: the outline reads that from the JSON
     payload = json.dumps(body).encode()
     header = json.loads(head)
     header["sha256"] = hashlib.sha256(payload).hexdigest()

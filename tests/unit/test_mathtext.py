@@ -346,6 +346,11 @@ def test_text_without_maths_or_code_is_unchanged(md: str) -> None:
     assert markdown_to_terminal(md) == md
 
 
+def test_a_lone_surrogate_is_shown_escaped() -> None:
+    """No terminal encoding can write one (a file name that is not UTF-8 gives them)."""
+    assert markdown_to_terminal("bad\udcffname $x$") == "bad\\udcffname x"
+
+
 # The shared maths scanner (terminal and Anki) -------------------------------------------
 
 

@@ -178,3 +178,36 @@ def test_folders_as_decks_reads_untagged_notes(vault: Path, tmp_path: Path) -> N
     code, stdout, _ = run(tmp_path / "data", *args)
     assert code == 0 and "5 card(s) in 3 deck(s)" in stdout
     assert "name: Books" in (out / "books.yaml").read_text(encoding="utf-8")
+
+
+SIBLINGS = """#flashcards/words
+Self-attention ::: Every token attends to every other
+<!--SR:!2026-04-10,12,250!2026-04-03,4,230-->
+
+Colours: ==laal== is red, ==hara== is green, ==neela== is blue
+<!--SR:!2026-04-05,6,250!2026-04-06,7,250!2026-04-07,8,270-->
+
+One way :: only
+<!--SR:!2026-04-08,9,250!2026-04-09,10,250-->
+"""
+
+
+def test_every_siblings_schedule_is_imported_and_an_extra_one_reported(tmp_path: Path) -> None:
+    source = tmp_path / "Words.md"
+    source.write_text(SIBLINGS, encoding="utf-8")
+    out, data = tmp_path / "decks", tmp_path / "data"
+    code, stdout, _ = run(data, "import", "obsidian", str(source), "-o", f"{out}/")
+    assert code == 0, stdout
+    assert "6 schedule(s) imported, 0 already here" in stdout  # 2 + 3 + 1 of 7 entries
+    assert "1 card(s) with more SR entries than siblings" in stdout
+    assert "words/one-way: its SR comment has 2 entries but the card has 1 sibling(s)" in stdout
+    with sqlite3.connect(data / "studykit.sqlite3") as conn:
+        rows = conn.execute(
+            "SELECT card_id, ordinal, round(stability) FROM card_state ORDER BY card_id, ordinal"
+        ).fetchall()
+    cards = {card_id for card_id, _, _ in rows}
+    reversed_id = next(c for c in cards if c.startswith("self-attention"))
+    cloze_id = next(c for c in cards if c.startswith("colours"))
+    assert [(o, s) for c, o, s in rows if c == reversed_id] == [(1, 12.0), (2, 4.0)]
+    assert [(o, s) for c, o, s in rows if c == cloze_id] == [(1, 6.0), (2, 7.0), (3, 8.0)]
+    assert [(o, s) for c, o, s in rows if c == "one-way"] == [(1, 9.0)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from studykit.content.loading import Library
 from studykit.content.model import Card, Deck
 from studykit.quiz import draw_variant
 from studykit.study.quiz_questions import pick_questions
@@ -64,13 +65,11 @@ def test_the_variant_seed_is_kept_in_the_review_log(make_session: MakeSession) -
     assert draw_variant(card.card, logged.variant_seed) == variant  # the variant can be shown again
 
 
-def test_the_list_of_misses_shows_a_cited_claim_as_its_value() -> None:
+def test_the_list_of_misses_shows_a_cited_claim_as_its_value(bundled_library: Library) -> None:
     """A card back citing `{claim:decay-295}` reads as the number in the quiz's misses."""
-    from studykit.content.loading import load_library
     from studykit.study.quiz_questions import short_text
-    from tests.unit.test_check import ROOT
 
-    note = load_library(ROOT).notes["rnn-limitations"]
+    note = bundled_library.notes["rnn-limitations"]
     shown = short_text(
         r"Bound $0.95^{295} \approx {claim:decay-295}$, i.e. {claim:decay-295}.", note=note
     )

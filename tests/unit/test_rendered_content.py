@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.content.loading import Library, load_library
+from studykit.content.loading import Library
 from studykit.content.model import COMPUTED_KINDS, Card, Note, ParamSpec
 from studykit.experiments import registry
 from studykit.experiments.base import Experiment, Outcome
@@ -88,10 +88,9 @@ def test_the_detector_passes_the_rendered_conventions(rendered: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def library() -> Library:
-    loaded = load_library(ROOT)
-    assert loaded.notes and loaded.decks, "no bundled content found"
-    return loaded
+def library(bundled_library: Library) -> Library:
+    assert bundled_library.notes and bundled_library.decks, "no bundled content found"
+    return bundled_library
 
 
 def _shown(markdown: str) -> str:
@@ -210,9 +209,9 @@ def test_small_parameters_cover_every_experiment() -> None:
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_experiment_results_show_no_raw_latex(name: str) -> None:
     pytest.importorskip("torch")
-    from studykit.experiments.runner import run_experiment
+    from studykit.experiments.runner import run_in_process
 
-    outcome = run_experiment(name, SMALL[name], device="cpu", seed=0).outcome
+    outcome = run_in_process(name, SMALL[name], device="cpu", seed=0).outcome
     problems = [f"{w}: {p}" for w, text in _outcome_texts(name, outcome) for p in raw_pieces(text)]
     assert problems == []
 
@@ -226,8 +225,11 @@ def test_a_cloze_inside_maths_hides_and_fills_as_markdown() -> None:
         kind="cloze",
         front=r"Recurrence: $h_t = {{c1::\tanh(W_{hh} h_{t-1})::formula}}$, at $z = {{c2::0}}$.",
     )
-    assert _shown(front_markdown(card)) == "Recurrence: hₜ = [formula], at z = [...]."
+    # Each ordinal hides its own deletion and shows the other filled in, in maths too.
+    assert _shown(front_markdown(card)) == "Recurrence: hₜ = [formula], at z = 0."
+    assert _shown(front_markdown(card, None, 2)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = [...]."
     assert _shown(back_markdown(card)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = 0."
+    assert _shown(back_markdown(card, None, 2)) == "Recurrence: hₜ = tanh(Wₕₕ hₜ₋₁), at z = 0."
 
 
 def test_a_computed_card_without_a_back_shows_its_answer_as_maths() -> None:

@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from studykit.cli import cli
-from studykit.content.loading import load_library
+from studykit.content.loading import Library
 from studykit.content.schemas import (
     FOLDERS,
     KINDS,
@@ -101,8 +101,8 @@ def test_bundled_files_name_their_schema_on_the_first_line(kind: SchemaKind) -> 
         assert (path.parent / target).resolve() == (bundled_root() / schema_file(kind)).resolve()
 
 
-def test_the_loader_ignores_the_schema_line() -> None:
-    library = load_library(bundled_root())
+def test_the_loader_ignores_the_schema_line(bundled_library: Library) -> None:
+    library = bundled_library
     assert [str(p) for p in library.problems] == []
     assert library.notes and library.decks
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from studykit.content.loading import Library
 from studykit.study.search import MAX_QUERY, Facts, QueryError, Term, parse_query
 
 CARD = Facts("why are rnns slow?\nsequential.", frozenset({"rnn"}), "alpha", "demo::alpha")
@@ -78,13 +79,13 @@ def test_deck_terms_split_from_card_terms() -> None:
     assert query.needs_states and not query.only("deck").needs_states
 
 
-def test_computed_cards_are_listed_as_their_template_not_a_parameter_name() -> None:
-    from studykit.content.loading import load_library
-    from studykit.core.config import bundled_root
+def test_computed_cards_are_listed_as_their_template_not_a_parameter_name(
+    bundled_library: Library,
+) -> None:
     from studykit.quiz.variants import placeholders
     from studykit.study.browsing import as_template, question_line
 
-    library = load_library(bundled_root())
+    library = bundled_library
     computed = [card for deck in library.decks.values() for card in deck.cards if card.params]
     assert computed
     for card in computed:

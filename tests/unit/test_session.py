@@ -312,7 +312,8 @@ def test_new_limit_counts_per_deck_with_override(make_session: Factory) -> None:
 def test_reviews_per_day_limit(
     make_session: Factory, tmp_settings: Settings, fixed_clock: FakeClock
 ) -> None:
-    settings = replace(tmp_settings, reviews_per_day=3)
+    # New cards apart from the review limit (Anki's option), so all five come on day one.
+    settings = replace(tmp_settings, reviews_per_day=3, new_cards_ignore_review_limit=True)
     session = make_session(make_library([make_deck("d", 5)]), settings=settings)
     drain(session)  # 5 new cards -> review, due in 8 days
     fixed_clock.advance(timedelta(days=8))

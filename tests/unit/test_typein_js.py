@@ -19,11 +19,10 @@ import pytest
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 
-from studykit.content.loading import load_library
+from studykit.content.loading import Library, load_library
 from studykit.content.model import COMPUTED_KINDS, Card, Deck
-from studykit.core.config import bundled_root
 from studykit.export import export_anki
-from studykit.export.anki import typein_script
+from studykit.export.anki import computed_script
 from studykit.export.variants import baked_variants
 from studykit.quiz import draw_variant, grade
 
@@ -65,8 +64,8 @@ def run_node(cases: list[tuple[str, str, str]], script: Path = SCRIPT) -> list[o
 
 
 @pytest.fixture(scope="module")
-def computed() -> list[tuple[Deck, Card]]:
-    library = load_library(bundled_root())
+def computed(bundled_library: Library) -> list[tuple[Deck, Card]]:
+    library = bundled_library
     cards = [
         (deck, card)
         for deck in library.decks.values()
@@ -224,7 +223,7 @@ cards:
         assert "Accepted: <code>1 - tanh(z)**2</code>" in deriv[0], deriv[0][-3000:-2000]
         assert "<code>diff(tanh(z), z)</code>" in deriv[0]
         script = re.search(r"<script>\n(.*?)</script>", share[0], re.DOTALL)
-        assert script is not None and script.group(1) == typein_script()
+        assert script is not None and script.group(1) == computed_script()
 
         def shown(back: str, expected: str, typed: str) -> str:
             # What Anki's reviewer does with the back: its comparison in place of the field.

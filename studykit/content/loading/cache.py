@@ -37,6 +37,7 @@ from studykit.content.loading.gcpause import gc_paused
 from studykit.content.loading.library import Library, yaml_files
 from studykit.content.loading.outline import CardOutline, DeckOutline
 from studykit.content.loading.problems import LoadProblem
+from studykit.content.ordinals import card_ordinals
 from studykit.core.easydays import loads_of
 from studykit.core.errors import StudykitError
 from studykit.core.files import FileRefused, read_regular
@@ -44,8 +45,8 @@ from studykit.core.files import FileRefused, read_regular
 if TYPE_CHECKING:
     from studykit.content.model import Deck, Note, Strict
 
-FORMAT = 2
-"""Bump when the layout below changes."""
+FORMAT = 3
+"""Bump when the layout below changes (3: decks have the sibling-burying options)."""
 MAX_CACHE_BYTES = 128 * 1024 * 1024
 """A larger library is not cached (and a larger file is not read): it loads from YAML."""
 SETTLE_NS = 2_000_000_000
@@ -299,6 +300,13 @@ def _typed(value: Any, *kinds: type) -> Any:
     return value
 
 
+def _card_outline(card: dict[str, Any]) -> CardOutline:
+    """A card's id and ordinals straight from its JSON."""
+    fields = card["f"]
+    kind, front = _typed(fields["kind"], str), _typed(fields["front"], str)
+    return CardOutline(_typed(fields["id"], str), card_ordinals(kind, front))
+
+
 def _outline(deck: dict[str, Any]) -> DeckOutline:
     """A deck's outline straight from its JSON (checked by `_walk` before)."""
     fields = deck["f"]
@@ -311,8 +319,10 @@ def _outline(deck: dict[str, Any]) -> DeckOutline:
         desired_retention=_typed(fields["desired_retention"], float, int, type(None)),
         new_per_day=_typed(fields["new_per_day"], int, type(None)),
         reviews_per_day=_typed(fields["reviews_per_day"], int, type(None)),
-        cards=tuple(CardOutline(_typed(card["f"]["id"], str)) for card in cards),
+        cards=tuple(map(_card_outline, cards)),
         easy_days=_easy_days(fields["easy_days"]),
+        bury_new_siblings=_typed(fields["bury_new_siblings"], bool, type(None)),
+        bury_review_siblings=_typed(fields["bury_review_siblings"], bool, type(None)),
     )
 
 

@@ -20,9 +20,10 @@ __all__ = ["CardOutline", "DeckOutline"]
 
 @dataclass(frozen=True, slots=True)
 class CardOutline:
-    """A card as the queue sees it: its id, at its position in the deck."""
+    """A card as the queue sees it: its id and its ordinals (one schedule each)."""
 
     id: str
+    ordinals: tuple[int, ...] = (1,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,8 @@ class DeckOutline:
     reviews_per_day: int | None
     cards: tuple[CardOutline, ...]
     easy_days: Loads | None = None  # the deck's Easy Days, Monday first; None: config's
+    bury_new_siblings: bool | None = None
+    bury_review_siblings: bool | None = None
 
     @classmethod
     def of(cls, deck: Deck) -> DeckOutline:
@@ -50,6 +53,8 @@ class DeckOutline:
             deck.desired_retention,
             deck.new_per_day,
             deck.reviews_per_day,
-            tuple(CardOutline(card.id) for card in deck.cards),
+            tuple(CardOutline(card.id, card.ordinals) for card in deck.cards),
             None if deck.easy_days is None else loads_of(dict(deck.easy_days.items())),
+            deck.bury_new_siblings,
+            deck.bury_review_siblings,
         )

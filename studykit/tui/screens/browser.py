@@ -39,9 +39,12 @@ SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 TYPED_OVER = frozenset(
     {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
 )
-# Widths of the list's columns after the question, which takes the rest.
-COLUMNS = {"State": 10, "Due": 10, "Ivl": 5}
-PLACEHOLDER = "Search: words  tag:x  deck:x  is:new|learning|review|due|suspended|leech|buried"
+# Widths of the list's columns after the question, which takes the rest; `#` is the ordinal
+# of a card with several (a reversed card's 2 is its back, a cloze's 2 its c2).
+COLUMNS = {"#": 3, "State": 10, "Due": 10, "Ivl": 5}
+PLACEHOLDER = (
+    "Search: words  tag:x  deck:x  card:N  is:new|learning|review|due|suspended|leech|buried"
+)
 
 
 def state_label(row: CardRow) -> str:
@@ -155,7 +158,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         self.listing = listing
         table = self.query_one("#browser-list", DataTable)
         keep = self.browser.selected
-        kept = None if keep is None else f"{keep.deck.id}/{keep.card.id}"
+        kept = None if keep is None else keep.name
         old_row = table.cursor_row
         table.clear(columns=True)
         fixed = sum(COLUMNS.values())
@@ -187,11 +190,12 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     def _cells(self, row: CardRow, question: int) -> tuple[Text, ...]:
         """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
-        text = terminal_safe(question_line(card.card, question))
+        text = terminal_safe(question_line(card.card, question, card.ordinal))
         interval = "-" if row.interval is None else format_interval(row.interval)
         flag = row.flags.split(", ")[0]  # the detail lists them all
         style = "yellow" if card.suspended else "dim" if row.buried else ""
-        cells = (text, flag or card.state, due_label(row, self.session.local), interval)
+        ordinal = str(card.ordinal) if card.name.endswith(f"#{card.ordinal}") else ""
+        cells = (text, ordinal, flag or card.state, due_label(row, self.session.local), interval)
         return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
 
     async def _show_detail(self, detail: Detail | None) -> None:
@@ -228,8 +232,12 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         )
         note = self.session.library.note_for(card.deck)
         shown = as_template(card.card)
-        await self.query_one("#browser-front", Markdown).update(front_markdown(shown, note))
-        await self.query_one("#browser-back", Markdown).update(back_markdown(shown, note))
+        front, back = (
+            front_markdown(shown, note, card.ordinal),
+            back_markdown(shown, note, card.ordinal),
+        )
+        await self.query_one("#browser-front", Markdown).update(front)
+        await self.query_one("#browser-back", Markdown).update(back)
         for event in reversed(detail.history):  # newest first, as Anki's card info
             history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
         if not detail.history:
@@ -313,7 +321,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
             return
         from studykit.tui.screens.confirm import ConfirmScreen
 
-        name = f"{card.deck.id}/{card.card.id}"
+        name = card.name
         question = (
             f"Forget {name}? It becomes a new card; its review history is kept, "
             "and u undoes the forget."

@@ -115,7 +115,7 @@ class QuizScreen(AnsweringScreen):
         front = (
             panel.front_markdown(note)
             if shown.variant is not None
-            else front_markdown(card.card, note)
+            else front_markdown(card.card, note, card.ordinal)
         )
         await self.query_one("#quiz-front", Markdown).update(front)
         await self.query_one("#quiz-back", Markdown).update("")
@@ -138,7 +138,7 @@ class QuizScreen(AnsweringScreen):
             panel.show_solution()
             back = panel.back_markdown(note)
         else:
-            back = back_markdown(revealed.card.card, note)
+            back = back_markdown(revealed.card.card, note, revealed.card.ordinal)
         await self.query_one("#quiz-back", Markdown).update(back)
         for rating, label in rating_labels(revealed.intervals).items():
             self.query_one(f"#quiz-{dict(RATINGS)[rating].lower()}", Button).label = label

@@ -155,7 +155,7 @@ class ReviewScreen(AnsweringScreen):
         front = (
             panel.front_markdown(note)
             if shown.variant is not None
-            else front_markdown(card.card, note)
+            else front_markdown(card.card, note, card.ordinal)
         )
         await self.query_one("#front", Markdown).update(front)
         await self.query_one("#back", Markdown).update("")
@@ -183,7 +183,8 @@ class ReviewScreen(AnsweringScreen):
         # #review-top pads 2 cells each side; keep one cell between deck and counts.
         room = self.size.width - 4 - self._progress.cell_len - 1
         name = terminal_safe(card.deck.name)
-        state = f"  ·  {STATE_LABELS[card.state]}"
+        side = f"  ·  {card.side}" if card.side else ""
+        state = f"  ·  {STATE_LABELS[card.state]}{side}"
         fitted = fit_deck_name(name, room - len(state))
         last = (deck_path(name) or (name,))[-1]
         if not fitted.endswith(last):
@@ -204,7 +205,7 @@ class ReviewScreen(AnsweringScreen):
             self.query_one(MeasuredValue).show_for(panel.variant)
             back = panel.back_markdown(note)
         else:
-            back = back_markdown(revealed.card.card, note)
+            back = back_markdown(revealed.card.card, note, revealed.card.ordinal)
         await self.query_one("#back", Markdown).update(back)
         for rating, label in rating_labels(revealed.intervals).items():
             self.query_one(f"#{dict(RATINGS)[rating].lower()}", Button).label = label
