@@ -96,6 +96,21 @@ class MergeWrites:
         ).fetchall()
         return [Forget.from_row(row[:-1]) for row in rows]
 
+    def unlinked(self, key: int) -> list[tuple[int, int, int]]:
+        """(id, reviewed_at_us, rating) of the card's answers given here with no Anki id."""
+        rows = self._conn.execute(
+            "SELECT id, reviewed_at_us, rating FROM review_log WHERE key = ? "
+            "AND anki_revlog_id IS NULL AND source IS NULL",
+            (key,),
+        ).fetchall()
+        return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+    def link(self, answer_id: int, anki_revlog_id: int) -> None:
+        """An answer given here is this Anki revlog row (it went out in a package)."""
+        self._conn.execute(
+            "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?", (anki_revlog_id, answer_id)
+        )
+
     def seen(self, key: int, kind: str) -> list[tuple[int, int | None]]:
         """(at_us, due_us) of the seen Anki rows of one kind for one card, oldest first."""
         rows = self._conn.execute(

@@ -76,6 +76,8 @@ class MergeCounts:
     unsuspended: int = 0
     buried: int = 0
     unburied: int = 0
+    linked: int = 0
+    """Anki rows found to be answers given here (an exported package's), linked, not doubled."""
     changed: list[CardState] = field(default_factory=list)
     """The states the merge wrote."""
 
@@ -178,6 +180,8 @@ def _merge_card(
 ) -> CardState | None:
     stored = tx.state(ref.key)
     current = stored or ref.fresh()
+    if stored is not None:
+        rows = _own_rows_linked(tx, ref.key, rows, counts)
     if stored is None and rows:
         tx.put_state(current)  # the log's rows point at the card's state row
     pending_set_due: list[tuple[datetime, datetime | None]] = [
@@ -227,6 +231,40 @@ def _merge_card(
         return None
     tx.put_state(final)
     return final
+
+
+_SAME_MS = 3
+"""An exported package moves a revlog id on by a millisecond past a taken one, rarely more."""
+
+
+def _own_rows_linked(
+    tx: MergeWrites, key: int, rows: Sequence[Incoming], counts: MergeCounts
+) -> list[Incoming]:
+    """Rows that are studykit's own answers, carried into Anki by an exported package
+    (`studykit export anki`, imported with its progress) before any sync: linked to the
+    answer by their id, not taken in again."""
+    unlinked = tx.unlinked(key) if any(r.anki_id is not None for r in rows) else []
+    if not unlinked:
+        return list(rows)
+    kept: list[Incoming] = []
+    for row in rows:
+        match = None
+        if row.anki_id is not None and row.kind == "answer" and row.rating is not None:
+            match = next(
+                (
+                    own
+                    for own in unlinked
+                    if abs(own[1] // 1000 - row.anki_id) <= _SAME_MS and own[2] == int(row.rating)
+                ),
+                None,
+            )
+        if match is None or row.anki_id is None:
+            kept.append(row)
+            continue
+        tx.link(match[0], row.anki_id)
+        unlinked.remove(match)
+        counts.linked += 1
+    return kept
 
 
 def _logged_events(tx: MergeWrites, key: int) -> list[Event]:

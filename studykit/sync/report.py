@@ -93,8 +93,8 @@ class SyncReport:
     """Answers from an Anki cram deck to cards that were not due (the quiz rule)."""
     rescheduled_in: int = 0
     """Anki's own rescheduling rows (FSRS "reschedule cards"): studykit schedules instead."""
-    waiting: int = 0
-    """Answers to Anki cards of studykit's notes that are no studykit schedule."""
+    unplaced: int = 0
+    """Answers to Anki cards that are no loaded studykit schedule (a card gone from the YAML)."""
     answers_out: int = 0
     forgets_out: int = 0
     states_out: int = 0
@@ -158,10 +158,10 @@ class SyncReport:
                 f"{self.rescheduled_in} rescheduling row(s) written by Anki were not taken: "
                 "studykit schedules from the review log, and its schedule went back out."
             )
-        if self.waiting:
+        if self.unplaced:
             lines.append(
-                f"{self.waiting} answer(s) to Anki cards that are no studykit schedule (a cloze "
-                "number past c500) stay in Anki."
+                f"{self.unplaced} answer(s) to studykit notes in Anki whose cards are no longer "
+                "in the YAML stay in Anki."
             )
         if self.held_back:
             lines.append(

@@ -36,7 +36,7 @@ from studykit.sync.remote import (
     new_revlog,
 )
 from studykit.sync.report import SyncReport, conflict_line
-from studykit.sync.schedules import ScheduleRef, schedule_of, supported
+from studykit.sync.schedules import ScheduleRef, library_notes, schedule_of, supported
 from studykit.sync.state import HeldNote, SyncState, open_state
 
 if TYPE_CHECKING:
@@ -234,17 +234,20 @@ class _Run:
         known = session.store.known_anki_ids([row.id for row in rows]) if rows else set()
         rows = [row for row in rows if row.id not in known]
         cards = changed_cards(mirror.db, models, since)
-        held = state.notes(list({*(r.guid for r in rows), *(c.guid for c in cards)}))
+        guids = list({*(r.guid for r in rows), *(c.guid for c in cards)})
+        held = state.notes(guids)
+        if len(held) < len(guids):
+            # Notes studykit has not imported into this mirror yet (a first sync with a
+            # collection that has them from an exported package): placed by the YAML's GUIDs.
+            held = {**library_notes(session), **held}
         set_due = self._set_due(rows, cards)
         by_ref: dict[ScheduleRef, list[Incoming]] = {}
         for row in rows:
             note = held.get(row.guid)
-            if note is None:
-                continue  # a note of ours studykit never imported (an older export): not placed
-            ref = schedule_of(note, row.ord)
-            if not supported(ref.ordinal):
+            ref = None if note is None else schedule_of(note, row.ord)
+            if ref is None or not supported(ref.ordinal):
                 if kind_of(row) in ("answer", "cram"):
-                    self.report.waiting += 1
+                    self.report.unplaced += 1
                 continue
             by_ref.setdefault(ref, []).append(incoming_of(row, set_due.get(row.id)))
         flags, shown = _flag_changes(cards, held, state.hidden())

@@ -9,12 +9,23 @@ of their own: the note of rank 0 carries the schedule, the others share its susp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from studykit.srs.records import CardState
 from studykit.srs.scheduler import schedule_key
 from studykit.sync.state import HeldNote
 
-__all__ = ["FIRST_ORDINAL", "MAX_ORDINAL", "ScheduleRef", "schedule_of", "supported"]
+if TYPE_CHECKING:
+    from studykit.study.session import StudySession
+
+__all__ = [
+    "FIRST_ORDINAL",
+    "MAX_ORDINAL",
+    "ScheduleRef",
+    "library_notes",
+    "schedule_of",
+    "supported",
+]
 
 FIRST_ORDINAL = 1
 MAX_ORDINAL = 500
@@ -56,3 +67,19 @@ def supported(ordinal: int) -> bool:
 def schedule_of(note: HeldNote, ord_: int) -> ScheduleRef:
     """The schedule of card `ord_` of one of our notes."""
     return ScheduleRef(note.deck_id, note.card_id, ord_ + 1)
+
+
+def library_notes(session: StudySession) -> dict[str, HeldNote]:
+    """Every loaded card's note by the GUID the export gives it (as the package would write it)."""
+    from studykit.content.model import COMPUTED_KINDS
+    from studykit.export.anki import note_guid
+
+    notes: dict[str, HeldNote] = {}
+    for deck in session.library.decks.values():
+        for card in deck.cards:
+            key: tuple[str, ...] = ("studykit", deck.id, card.id)
+            if card.kind in COMPUTED_KINDS:
+                key = (*key, "computed")
+            guid = note_guid(key)
+            notes[guid] = HeldNote(guid, deck.id, card.id, 0, None, "")
+    return notes
