@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-EXTRAS ?= torch,plots,anki,memory,dev
+EXTRAS ?= torch,plots,anki,memory,sync,dev
 
 .PHONY: setup run test bench lint schema clean
 

@@ -207,6 +207,11 @@ def main() -> None:
     import bench_obsidian
 
     bench_obsidian.main()
+    # studykit sync against the pylib on its own (issue 24): its own block too.
+    print()
+    import bench_sync
+
+    bench_sync.main()
 
 
 if __name__ == "__main__":

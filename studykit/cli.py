@@ -179,6 +179,9 @@ from studykit.commands.memory import optimize, simulate, workload  # noqa: E402
 cli.add_command(optimize)
 cli.add_command(simulate)
 cli.add_command(workload)
+from studykit.commands.sync import sync  # noqa: E402
+
+cli.add_command(sync)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -6,7 +6,7 @@ Importing this package is cheap; genanki is imported only when a package is writ
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from studykit.export.history import ExportSource
     from studykit.export.ledger import ExportLedger
     from studykit.export.media import MediaReport, PlotProgress
+    from studykit.export.plan import PlannedNote
     from studykit.study.session import StudySession
 
 
@@ -45,6 +46,10 @@ class ExportResult:
     """Images and plots packed, plots drawn, skipped, and experiments without a result."""
     ledger_damage: tuple[str, ...] = ()
     """What the export ledger had lost (damaged, rebuilt now), one line per kind."""
+    written: Mapping[str, PlannedNote] = field(default_factory=dict, compare=False, repr=False)
+    """The package's notes by GUID (what a sync tells its mirror's notes by)."""
+    left_out: tuple[str, ...] = ()
+    """GUIDs of `keep_out` notes left out, their content unchanged."""
 
 
 def export_anki(
@@ -62,6 +67,7 @@ def export_anki(
     cache: ExperimentCache | None = None,
     plot_dir: Path | None = None,
     plot_progress: PlotProgress | None = None,
+    keep_out: Mapping[str, str] | None = None,
 ) -> ExportResult:
     """Write the decks (all, or `deck_ids`) as an Anki package; `progress(n)` per n cards.
 
@@ -69,7 +75,8 @@ def export_anki(
     `settings`). With a `session` and `scheduling`, cards carry their schedule and history.
     Card images are packed; cards linked to an experiment with a result in `cache` (default:
     the `session`) carry its plot, drawn into `plot_dir` unless drawn there before, with
-    `plot_progress` told how many are drawn.
+    `plot_progress` told how many are drawn. Notes in `keep_out` (GUID -> content digest)
+    are left out while their content is unchanged (`write_package`).
     """
     with tempfile.TemporaryDirectory(prefix="studykit-media-") as staging:
         return _export(
@@ -87,6 +94,7 @@ def export_anki(
             plot_dir=plot_dir,
             plot_progress=plot_progress,
             staging=Path(staging),
+            keep_out=keep_out,
         )
 
 
@@ -106,6 +114,7 @@ def _export(
     plot_dir: Path | None,
     plot_progress: PlotProgress | None,
     staging: Path,
+    keep_out: Mapping[str, str] | None = None,
 ) -> ExportResult:
     from studykit.export.anki import write_package
     from studykit.export.history import default_source, session_source
@@ -150,6 +159,7 @@ def _export(
         source=source,
         removed_from=[deck.id for deck in decks] if deck_ids else None,
         media_files=media.files(),
+        keep_out=keep_out,
     )
     if fields is not None and ledger is not None:
         ledger.keep_html(fields, library.decks.keys())
@@ -166,4 +176,6 @@ def _export(
         unchanged=counts.unchanged,
         media=media.report,
         ledger_damage=tuple(damage_lines(ledger.damaged)) if ledger is not None else (),
+        written=counts.written,
+        left_out=counts.left_out,
     )

@@ -14,8 +14,8 @@ import json
 import sqlite3
 import time
 import zipfile
-from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -27,16 +27,16 @@ from studykit.export import rows
 from studykit.export.collection import write_presets, write_scheduling
 from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
+from studykit.export.modelids import (
+    BASIC_MODEL_ID,
+    CLOZE_MODEL_ID,
+    COMPUTED_MODEL_ID,
+    REVERSED_MODEL_ID,
+    TYPE_IN_MODEL_ID,
+)
 from studykit.export.plan import ExportPlan, ModelKind, PlannedNote
 from studykit.export.removed import with_removed
 from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
-
-# Chosen once at random; never change them, or Anki sees new notetypes.
-BASIC_MODEL_ID = 1140921977
-REVERSED_MODEL_ID = 1822279583
-CLOZE_MODEL_ID = 1123932333
-TYPE_IN_MODEL_ID = 1686521916
-COMPUTED_MODEL_ID = 1593127264
 
 CSS = """.card { font-family: sans-serif; font-size: 20px; text-align: left; color: black;
   background-color: white; max-width: 42em; margin: 0 auto; }
@@ -275,6 +275,10 @@ class PackageCounts:
     """Nothing changed since the last export: its kept package was copied."""
     unchanged: bool = False
     """Reused, and the file at `path` already was that package: nothing was written."""
+    written: Mapping[str, PlannedNote] = field(default_factory=dict, compare=False)
+    """The package's notes by GUID."""
+    left_out: tuple[str, ...] = ()
+    """GUIDs of `keep_out` notes left out of the package (their content is unchanged)."""
 
 
 def write_package(
@@ -287,10 +291,14 @@ def write_package(
     removed_from: Collection[str] | None = (),
     progress: Callable[[int], None] | None = None,
     media_files: Sequence[Path] = (),
+    keep_out: Mapping[str, str] | None = None,
 ) -> PackageCounts:
     """Write `plan` as an `.apkg` at `path` (a temporary file, then a rename).
 
     `media_files` go into the package under their file names (the names the fields use).
+    `keep_out` maps GUIDs to a content digest (`note_digest`): such a note is left out of
+    the package while its content still has that digest (a note deleted in a synced Anki
+    stays deleted until its card changes); the ledger records it as written all the same.
 
     With a `ledger`, each note's modification time is when its content last changed;
     without, every note has the package's time (`timestamp`, default now). With a `source`,
@@ -301,7 +309,10 @@ def write_package(
     now = int(time.time() if timestamp is None else timestamp)
     guids = [note_guid(planned.guid_key) for planned in plan.notes]
     if ledger is None:
-        return _write(plan, Path(path), guids, {}, now, source, progress, media_files)
+        names = {d.id: d.name for d in plan.decks}
+        plan_out, guids_out, left = _left_out(plan, guids, keep_out, names)
+        counts = _write(plan_out, Path(path), guids_out, {}, now, source, progress, media_files)
+        return replace(counts, left_out=left)
     book = ledger.notes()
     if removed_from is None or removed_from:
         current = len(plan.notes)
@@ -313,6 +324,7 @@ def write_package(
         for guid, planned in zip(guids, plan.notes, strict=True)
     }
     with book.stamping(plan, guids, digests, now) as stamps:
+        plan, guids, left = _left_out(plan, guids, keep_out, names, digests)
         key = package_digest(plan, guids, digests, stamps, now, timestamp, source, media_files)
         kept = KeptPackage(ledger.path)
         reused = kept.reuse(key, Path(path))
@@ -329,12 +341,39 @@ def write_package(
                 removed=plan.removed,
                 reused=True,
                 unchanged=reused.unchanged,
+                written=dict(zip(guids, plan.notes, strict=True)),
+                left_out=left,
             )
         counts = _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
         kept.keep(
             key, counts.path, KeptCounts(counts.decks, counts.notes, counts.cards, counts.revlog)
         )
-        return counts
+        return replace(counts, left_out=left)
+
+
+def _left_out(
+    plan: ExportPlan,
+    guids: list[str],
+    keep_out: Mapping[str, str] | None,
+    names: Mapping[str, str],
+    digests: Mapping[str, str] | None = None,
+) -> tuple[ExportPlan, list[str], tuple[str, ...]]:
+    """The plan and GUIDs without the `keep_out` notes whose digest is unchanged; their GUIDs."""
+    if not keep_out:
+        return plan, guids, ()
+    left: list[str] = []
+    notes: list[PlannedNote] = []
+    kept: list[str] = []
+    for guid, planned in zip(guids, plan.notes, strict=True):
+        wanted = keep_out.get(guid)
+        if wanted is not None:
+            digest = (digests or {}).get(guid) or note_digest(planned, names[planned.deck_id])
+            if digest == wanted:
+                left.append(guid)
+                continue
+        notes.append(planned)
+        kept.append(guid)
+    return replace(plan, notes=tuple(notes)), kept, tuple(left)
 
 
 def _write(
@@ -379,4 +418,5 @@ def _write(
         cards=package.cards,
         revlog=package.revlog,
         removed=plan.removed,
+        written=dict(zip(guids, plan.notes, strict=True)),
     )

@@ -18,9 +18,10 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import NamedTuple
 
-from studykit.srs.records import Answer, CardState
-from studykit.srs.scheduler import Rating, State
+from studykit.srs.records import Answer, CardState, from_us, opt_to_us
+from studykit.srs.scheduler import State
 
 CARD_NEW, CARD_LEARN, CARD_REVIEW, CARD_RELEARN = 0, 1, 2, 3
 QUEUE_SUSPENDED, QUEUE_SIBLING_BURIED, QUEUE_BURIED = -1, -2, -3
@@ -30,6 +31,8 @@ START_EASE, MIN_EASE, LAPSE_EASE = 2500, 1300, 200
 
 _CARD_TYPES = {State.Learning: CARD_LEARN, State.Review: CARD_REVIEW}
 _REVLOG_TYPES = {State.Review: REVLOG_REVIEW, State.Relearning: REVLOG_RELEARN}
+_REVLOG_TYPE_OF = {int(state): kind for state, kind in _REVLOG_TYPES.items()}
+_REVIEW = int(State.Review)
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,12 @@ class AnkiDays:
     """When the next study day begins (learning due later is counted in days)."""
     study_day: Callable[[datetime], date]
     """The study day holding an instant (the session's rollover hour and time zone)."""
+    offset: int = 0
+    """Anki's number for `today`: 0 in a package; a synced collection's own `sched.today`."""
 
     def day(self, moment: datetime) -> int:
-        """The day number of `moment`: study days since the export's study day."""
-        return (self.study_day(moment) - self.today).days
+        """The day number of `moment`: study days since the export's study day (+ `offset`)."""
+        return self.offset + (self.study_day(moment) - self.today).days
 
 
 @dataclass(frozen=True)
@@ -78,13 +83,57 @@ class RevlogRow:
     type: int
 
 
-def _interval(state: CardState, days: AnkiDays) -> int:
-    """A state's interval as Anki logs it: days in review, negative seconds in (re)learning."""
-    if state.state is None or state.due is None or state.last_review is None:
+class Snapshot(NamedTuple):
+    """What a revlog row needs of a state: its state, due and last review (epoch µs)."""
+
+    state: int | None
+    due_us: int | None
+    last_review_us: int | None
+    difficulty: float | None = None
+
+    @classmethod
+    def of(cls, state: CardState) -> Snapshot:
+        """The snapshot of a stored state."""
+        return cls(
+            None if state.state is None else int(state.state),
+            opt_to_us(state.due),
+            opt_to_us(state.last_review),
+            state.difficulty,
+        )
+
+
+def interval_of(snapshot: Snapshot, day_of: Callable[[int], int]) -> int:
+    """A state's interval as Anki logs it: days in review, negative seconds in (re)learning.
+
+    `day_of` numbers the study day of an instant in epoch µs.
+    """
+    state, due, last = snapshot.state, snapshot.due_us, snapshot.last_review_us
+    if state is None or due is None or last is None:
         return 0
-    if state.state == State.Review:
-        return max(1, days.day(state.due) - days.day(state.last_review))
-    return -max(0, round((state.due - state.last_review).total_seconds()))
+    if state == _REVIEW:
+        return max(1, day_of(due) - day_of(last))
+    return -max(0, round((due - last) / 1_000_000))
+
+
+def revlog_fields(
+    rating: int, duration_ms: int, before: Snapshot, after: Snapshot, day_of: Callable[[int], int]
+) -> tuple[int, int, int, int, int, int]:
+    """(ease, ivl, lastIvl, factor, time, type) of the revlog row of one answer."""
+    kind = REVLOG_LEARN if before.state is None else _REVLOG_TYPE_OF.get(before.state, 0)
+    factor = 0 if after.difficulty is None else difficulty_factor(after.difficulty)
+    return (
+        int(rating),
+        interval_of(after, day_of),
+        interval_of(before, day_of),
+        factor,
+        duration_ms,
+        kind,
+    )
+
+
+def _interval(state: CardState, days: AnkiDays) -> int:
+    """A state's interval as Anki logs it (`interval_of`)."""
+    return interval_of(Snapshot.of(state), lambda us: days.day(from_us(us)))
 
 
 def difficulty_factor(difficulty: float) -> int:
@@ -171,17 +220,12 @@ def revlog_rows(
         while row_id in taken:
             row_id += 1
         taken.add(row_id)
-        before, after = answer.before, answer.after
-        kind = REVLOG_LEARN if before.state is None else _REVLOG_TYPES.get(before.state, 0)
-        rows.append(
-            RevlogRow(
-                id=row_id,
-                ease=int(Rating(answer.rating)),
-                ivl=_interval(after, days),
-                last_ivl=_interval(before, days),
-                factor=0 if after.difficulty is None else difficulty_factor(after.difficulty),
-                time=answer.duration_ms,
-                type=kind,
-            )
+        fields = revlog_fields(
+            answer.rating,
+            answer.duration_ms,
+            Snapshot.of(answer.before),
+            Snapshot.of(answer.after),
+            lambda us: days.day(from_us(us)),
         )
+        rows.append(RevlogRow(row_id, *fields))
     return rows

@@ -78,6 +78,12 @@ def _owner(text: str, source: str) -> str | None:
     return None
 
 
+def imported_source(text: str) -> str | None:
+    """The note a deck file says it was imported from (its first line), edited since or not."""
+    match = _HEADER.fullmatch(text.partition("\n")[0])
+    return _loaded(match.group(1)) if match else None
+
+
 def _loaded(scalar: str) -> str | None:
     try:
         value = yaml.safe_load(scalar)
@@ -155,12 +161,12 @@ def write(target: Target) -> Path | None:
     now = _seen(target.real) if os.path.lexists(target.real) else None
     if now != target.seen:
         raise WriteRefused(f"{target.path} changed during the import; it was not replaced")
-    backup = _backup(target.real) if target.state == "foreign" else None
+    backup = backup_copy(target.real) if target.state == "foreign" else None
     replace_atomically(target.real, target.document)
     return backup
 
 
-def _backup(real: Path) -> Path:
+def backup_copy(real: Path) -> Path:
     """Copy `real` to the first free `NAME.bak`, `NAME.1.bak`, …; never over an existing file."""
     for n in range(MAX_BACKUPS):
         backup = real.with_name(f"{real.name}.bak" if n == 0 else f"{real.name}.{n}.bak")

@@ -28,6 +28,8 @@ class ImportedCard:
     line: int
     schedules: tuple[Schedule, ...] = ()
     tags: tuple[str, ...] = ()
+    end: int = 0
+    """The card's last line (0: its first); its schedule comment is on it or the next."""
 
     @property
     def ordinals(self) -> tuple[int, ...]:
@@ -121,7 +123,9 @@ class DeckBuilder:
         if draft.kind == "cloze" and (problem := cloze_number_problem(draft.front)) is not None:
             self.skip(line, end, problem)
             return
-        card = ImportedCard("", draft.kind, draft.front, draft.back, line, tuple(schedules))
+        card = ImportedCard(
+            "", draft.kind, draft.front, draft.back, line, tuple(schedules), end=end
+        )
         tags = own_tags or self.group
         self.tagged = self.tagged or bool(own_tags)
         self.last_card_end = end
@@ -143,7 +147,14 @@ class DeckBuilder:
         for deck in decks:
             card_id = deck.slugs.take(slug(without_cloze_marks(card.front)))
             placed = ImportedCard(
-                card_id, card.kind, card.front, card.back, card.line, card.schedules, card_tags
+                card_id,
+                card.kind,
+                card.front,
+                card.back,
+                card.line,
+                card.schedules,
+                card_tags,
+                end=card.end,
             )
             deck.cards.append(placed)
             self.last_card_deck.append(deck)
@@ -173,6 +184,7 @@ class DeckBuilder:
                         old.line,
                         old.schedules + tuple(schedules),
                         old.tags,
+                        end=old.end,
                     )
                     break
 

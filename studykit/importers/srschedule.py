@@ -69,6 +69,17 @@ def difficulty_from_ease(ease: int) -> float:
     return min(10.0, max(1.0, 11.0 - (ease / 100.0 - 1.0) * 4.0))
 
 
+def ease_from_difficulty(difficulty: float) -> int:
+    """The plugin's ease ×100 for an FSRS difficulty: `difficulty_from_ease` turned round."""
+    return max(130, round((1.0 + (11.0 - difficulty) / 4.0) * 100))
+
+
+def format_schedule(schedules: Iterable[Schedule]) -> str:
+    """The comment the plugin writes: `<!--SR:!2023-01-01,3,250!…-->`."""
+    body = "".join(f"!{s.due.isoformat()},{s.interval},{s.ease}" for s in schedules)
+    return f"<!--SR:{body}-->"
+
+
 def imported_state(
     deck_id: str,
     card_id: str,

@@ -208,3 +208,18 @@ def file_identity(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+@contextmanager
+def holding(path: Path) -> Iterator[bool]:
+    """Hold an exclusive lock on the file at `path` (created) while the block runs.
+
+    The block gets False, holding nothing, when another open file holds the lock now.
+    """
+    with _open(path) as stream:
+        held = _try_lock(stream)
+        try:
+            yield held
+        finally:
+            if held:
+                _unlock(stream)

@@ -13,7 +13,11 @@ from fsrs import Rating, State
 from studykit.srs.scheduler import ensure_utc
 
 __all__ = [
+    "ANKI_SOURCE",
     "ANSWER_COLUMNS",
+    "ANSWER_SOURCES",
+    "COUNTS_AS_ANSWER",
+    "OBSIDIAN_ANSWER_SOURCE",
     "STATE_COLUMNS",
     "Answer",
     "CardState",
@@ -24,6 +28,17 @@ __all__ = [
     "opt_to_us",
     "to_us",
 ]
+
+ANKI_SOURCE = "anki"
+"""The review-log `source` of an answer given in Anki and taken in by `studykit sync`."""
+OBSIDIAN_ANSWER_SOURCE = "obsidian-review"
+"""The `source` of a review read from the Obsidian plugin's schedule by `sync obsidian`."""
+ANSWER_SOURCES = frozenset({ANKI_SOURCE, OBSIDIAN_ANSWER_SOURCE})
+"""Sources whose rows are answers given elsewhere; any other source is a starting state."""
+COUNTS_AS_ANSWER = (
+    f"(source IS NULL OR source IN ({', '.join(repr(s) for s in sorted(ANSWER_SOURCES))}))"
+)
+"""SQL: a review-log row that is an answer (here or elsewhere), not an imported state."""
 
 # Integer microseconds, not ISO text: an exact round trip, cheap to index and compare.
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -182,13 +197,14 @@ class Answer:
     before: CardState
     after: CardState
     variant_seed: int | None
-    source: str | None = None  # None: answered here; else an imported starting state
+    source: str | None = None
+    """None: answered here; an `ANSWER_SOURCES` name: answered elsewhere; else imported."""
     ordinal: int = 1
 
     @property
     def imported(self) -> bool:
         """True for a row that set a starting state from elsewhere (not an answer)."""
-        return self.source is not None
+        return self.source is not None and self.source not in ANSWER_SOURCES
 
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> Self:

@@ -138,6 +138,36 @@ MIGRATIONS: tuple[Migration, ...] = (
         ),
         rebuilds=True,
     ),
+    Migration(
+        6,
+        "anki sync: the Anki revlog id of each review and forget, Anki rows taken in otherwise, "
+        "and whether a card's state has gone out to Anki",
+        (
+            # The id of the row in Anki's revlog: the dedupe key of every later sync.
+            "ALTER TABLE review_log ADD COLUMN anki_revlog_id INTEGER",
+            "CREATE UNIQUE INDEX review_log_anki ON review_log (anki_revlog_id) "
+            "WHERE anki_revlog_id IS NOT NULL",
+            "CREATE INDEX review_log_unsent ON review_log (reviewed_at_us, id) "
+            "WHERE anki_revlog_id IS NULL AND source IS NULL",
+            "ALTER TABLE forget_log ADD COLUMN anki_revlog_id INTEGER",
+            "CREATE UNIQUE INDEX forget_log_anki ON forget_log (anki_revlog_id) "
+            "WHERE anki_revlog_id IS NOT NULL",
+            # Every write of a state row (INSERT OR REPLACE) sets this back to 0: the card's
+            # state has changed since it last went out.
+            "ALTER TABLE card_state ADD COLUMN anki_sent INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX card_state_unsent ON card_state (key) WHERE anki_sent = 0",
+            # Anki revlog rows that are no review here: a set due date, a cram answer the quiz
+            # rule leaves out, Anki's own rescheduling, an answer undone here after it went out.
+            """CREATE TABLE anki_revlog_seen (
+                revlog_id INTEGER PRIMARY KEY,
+                key INTEGER NOT NULL,
+                kind TEXT NOT NULL,
+                at_us INTEGER NOT NULL,
+                due_us INTEGER
+            )""",
+            "CREATE INDEX anki_revlog_seen_key ON anki_revlog_seen (key, at_us)",
+        ),
+    ),
 )
 LATEST_VERSION = MIGRATIONS[-1].version
 

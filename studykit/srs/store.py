@@ -1,5 +1,6 @@
 """The study database's tables: card states, the review and forget logs, memory models and
-the experiment cache. Every write is one committed transaction (srs/database.py)."""
+the experiment cache (and, in srs/ankilinks.py, what ties them to an Anki collection). Every
+write is one committed transaction (srs/database.py)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 
 from fsrs import Rating, State
 
-from studykit.srs.database import Database, StoreError
+from studykit.srs.ankilinks import AnkiLinks
+from studykit.srs.database import StoreError
 from studykit.srs.records import (
     ANSWER_COLUMNS,
+    COUNTS_AS_ANSWER,
     Answer,
     CardState,
     DayCount,
@@ -22,7 +25,14 @@ from studykit.srs.records import (
     to_us,
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration
-from studykit.srs.writes import SELECT_STATE, UPSERT_STATE, log_answer, log_forget, state_in
+from studykit.srs.writes import (
+    SELECT_STATE,
+    UPSERT_STATE,
+    keep_seen,
+    log_answer,
+    log_forget,
+    state_in,
+)
 
 __all__ = [
     "LATEST_VERSION",
@@ -42,7 +52,7 @@ _SELECT_ANSWER = f"SELECT {', '.join(ANSWER_COLUMNS)} FROM review_log"
 _SELECT_FORGET = "SELECT id, key, forgotten_at_us, before_json FROM forget_log"
 
 
-class Store(Database):
+class Store(AnkiLinks):
     """The study database. Use `Store.open(path)`; close it (or use `with`)."""
 
     # -- card state ----------------------------------------------------------------------
@@ -200,8 +210,13 @@ class Store(Database):
         return [Answer.from_row(row) for row in rows]
 
     def undo_answer(self, answer_id: int, restored: CardState) -> None:
-        """Delete a log row and write the restored state, in one committed transaction."""
+        """Delete a log row and write the restored state, in one committed transaction.
+
+        A row that went out to Anki stays there: its Anki id is kept as seen, so no sync
+        takes it in again as an answer.
+        """
         with self._transaction() as conn:
+            keep_seen(conn, "review_log", answer_id)
             deleted = conn.execute("DELETE FROM review_log WHERE id = ?", (answer_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: review {answer_id} is no longer in the log")
@@ -238,6 +253,7 @@ class Store(Database):
     def undo_forget(self, forget_id: int, restored: CardState) -> None:
         """Delete a forget row and write the restored state, in one committed transaction."""
         with self._transaction() as conn:
+            keep_seen(conn, "forget_log", forget_id)
             deleted = conn.execute("DELETE FROM forget_log WHERE id = ?", (forget_id,))
             if deleted.rowcount != 1:
                 raise StoreError(f"{self.path}: forget {forget_id} is no longer in the log")
@@ -255,7 +271,7 @@ class Store(Database):
         """Per deck: answers, first answers of new cards, and answers of review cards."""
         rows = self._query(
             "SELECT deck_id, count(*), sum(state_before IS NULL), sum(state_before IS ?) "
-            "FROM review_log WHERE reviewed_at_us >= ? AND source IS NULL GROUP BY deck_id",
+            f"FROM review_log WHERE reviewed_at_us >= ? AND {COUNTS_AS_ANSWER} GROUP BY deck_id",
             (int(State.Review), to_us(since)),
         )
         return {deck: DayCount(answers, new, reviews) for deck, answers, new, reviews in rows}
@@ -264,7 +280,7 @@ class Store(Database):
         """Times (epoch microseconds, ascending) of every answer at or after `since`."""
         rows = self._query(
             "SELECT reviewed_at_us FROM review_log WHERE reviewed_at_us >= ? "
-            "AND source IS NULL ORDER BY reviewed_at_us",
+            f"AND {COUNTS_AS_ANSWER} ORDER BY reviewed_at_us",
             (to_us(since),),
         )
         return [row[0] for row in rows]
@@ -273,7 +289,7 @@ class Store(Database):
         """(answers of review-state cards, of which not Again) at or after `since`."""
         rows = self._query(
             "SELECT count(*), coalesce(sum(rating != ?), 0) FROM review_log "
-            "WHERE reviewed_at_us >= ? AND state_before = ? AND source IS NULL",
+            f"WHERE reviewed_at_us >= ? AND state_before = ? AND {COUNTS_AS_ANSWER}",
             (int(Rating.Again), to_us(since), int(State.Review)),
         )
         total, passed = rows[0]
@@ -286,7 +302,10 @@ class Store(Database):
 
         Imported rows are left out: they are a starting state, not an answer to learn from.
         """
-        sql = "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log WHERE source IS NULL"
+        sql = (
+            "SELECT key, rating, reviewed_at_us, duration_ms FROM review_log "
+            f"WHERE {COUNTS_AS_ANSWER}"
+        )
         params: tuple[str, ...] = ()
         if deck_ids is not None:
             params = tuple(deck_ids)
@@ -318,8 +337,9 @@ class Store(Database):
         return [tuple(row) for row in answers], [tuple(row) for row in forgets]
 
     def review_count(self) -> int:
-        """How many answers the log holds (imported rows are not answers)."""
-        return int(self._query("SELECT count(*) FROM review_log WHERE source IS NULL")[0][0])
+        """How many answers the log holds, here or elsewhere (imported rows are not answers)."""
+        rows = self._query(f"SELECT count(*) FROM review_log WHERE {COUNTS_AS_ANSWER}")
+        return int(rows[0][0])
 
     def memory_models(self) -> dict[str, dict[str, Any]]:
         """Stored parameters per scope ('' global, else a deck id), with how they were fitted."""
@@ -394,6 +414,11 @@ class Store(Database):
                     to_us(created_at),
                 ),
             )
+
+    def experiment_count(self) -> tuple[int, int]:
+        """(cached results, newest result's time in µs): what changes when a result is added."""
+        count, newest = self._query("SELECT count(*), max(created_at_us) FROM experiment_cache")[0]
+        return int(count), int(newest or 0)
 
     def experiment_result(
         self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str

@@ -72,3 +72,14 @@ def log_forget(conn: sqlite3.Connection, before: CardState, after: CardState, at
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid
+
+
+def keep_seen(conn: sqlite3.Connection, table: str, row_id: int) -> None:
+    """Before a review or forget row is deleted: keep its Anki revlog id, if it went out."""
+    column = "reviewed_at_us" if table == "review_log" else "forgotten_at_us"
+    conn.execute(
+        "INSERT OR IGNORE INTO anki_revlog_seen (revlog_id, key, kind, at_us) "
+        f"SELECT anki_revlog_id, key, 'undone', {column} FROM {table} "
+        "WHERE id = ? AND anki_revlog_id IS NOT NULL",
+        (row_id,),
+    )

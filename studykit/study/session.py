@@ -288,6 +288,14 @@ class StudySession:
         """True when a scheduled card is due before today's rollover (new cards are not due)."""
         return self.today.is_due(card)
 
+    @synchronized
+    def apply_synced(self, merge: Callable[[], Sequence[CardState]]) -> None:
+        """Run a sync's merge under the lock; its states go into the queue, undo starts afresh."""
+        for state in merge():
+            self.decks.reindexer(state.deck_id, state.card_id)(state)
+        self._undo.clear()  # no undo may restore a state from before the merge
+        self.today.tally.forget()
+
     # -- browsing (the card_search part) ---------------------------------------------------
 
     @synchronized

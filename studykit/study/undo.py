@@ -65,6 +65,10 @@ class UndoStack:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def clear(self) -> None:
+        """Drop this session's actions (a sync merged answers under them)."""
+        self._entries.clear()
+
     def push(self, action: Action, before: CardState, log_id: int | None = None) -> None:
         """Remember an action done to the card whose state was `before`."""
         self._entries.append(

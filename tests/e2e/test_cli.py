@@ -190,7 +190,7 @@ def test_importing_the_cli_stays_light(tmp_path: Path) -> None:
         """
         import sys
         import studykit.cli
-        names = ("torch", "sympy", "genanki", "matplotlib", "textual", "fsrs_rs_python")
+        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual", "fsrs_rs_python")
         heavy = [m for m in names if m in sys.modules]
         print(",".join(heavy))
         """,
@@ -209,7 +209,7 @@ def test_help_does_not_import_the_app(tmp_path: Path) -> None:
             main(["--help"])
         except SystemExit:
             pass
-        names = ("torch", "sympy", "genanki", "matplotlib", "textual", "fsrs_rs_python")
+        names = ("torch", "sympy", "genanki", "anki", "matplotlib", "textual", "fsrs_rs_python")
         heavy = [m for m in names if m in sys.modules]
         print("HEAVY:" + ",".join(heavy))
         """,
@@ -231,7 +231,7 @@ def test_the_first_screen_imports_no_heavy_modules_and_the_warm_up_comes_after(
         from studykit.tui.screens.home import HomeScreen
         from studykit.tui.warmup import SCREEN_MODULES
 
-        HEAVY = ("torch", "sympy", "genanki", "matplotlib", "fsrs_rs_python")
+        HEAVY = ("torch", "sympy", "genanki", "anki", "matplotlib", "fsrs_rs_python")
         seen = {}
 
         async def main() -> None:

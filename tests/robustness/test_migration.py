@@ -128,17 +128,18 @@ def test_a_database_from_before_ordinals_keeps_everything_on_ordinal_one(
         states = store.load_states()
         assert sorted(s.key for s in states) == [row[0] for row in states_before]
         assert all(s.ordinal == 1 and s.key == card_key(s.deck_id, s.card_id) for s in states)
-        # The same rows, each column as it was, with ordinal 1 after them.
+        # The same rows, each column as it was, with ordinal 1 after them (and then the
+        # sync's columns of migration 6: not sent to Anki, no Anki revlog id).
         new = sqlite3.connect(database)
         try:
             assert new.execute("SELECT * FROM card_state ORDER BY key").fetchall() == [
-                (*row, 1) for row in states_before
+                (*row, 1, 0) for row in states_before
             ]
             assert new.execute("SELECT * FROM review_log ORDER BY id").fetchall() == [
-                (*row, 1) for row in log_before
+                (*row, 1, None) for row in log_before
             ]
             assert new.execute("SELECT * FROM forget_log ORDER BY id").fetchall() == [
-                (*row, 1) for row in forgets_before
+                (*row, 1, None) for row in forgets_before
             ]
             assert new.execute("PRAGMA foreign_key_check").fetchall() == []
             assert new.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -9,7 +9,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Static, Tree
 
 from studykit.core.ids import slug
@@ -25,6 +24,7 @@ from studykit.tui.messages import (
     ReviewScope,
     StatsRequested,
 )
+from studykit.tui.syncing import HomeSync
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -46,7 +46,7 @@ NOTICE_EVERY_S = 5.0
 """How often home looks for another studykit on the same data folder (a few file locks)."""
 
 
-class HomeScreen(GuardedHandlers, Screen[None]):
+class HomeScreen(GuardedHandlers, HomeSync):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
     SUB_TITLE = "Decks"
@@ -58,6 +58,7 @@ class HomeScreen(GuardedHandlers, Screen[None]):
         Binding("z", "quiz", "Quiz"),
         Binding("r", "reload", "Reload"),
         Binding("x", "export", "Export to Anki"),
+        Binding("y", "sync", "Sync"),
         Binding("b", "browse", "Browse"),
         # The browser on is:suspended; off the footer, which `b` (the whole browser) needs.
         Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
@@ -84,6 +85,7 @@ class HomeScreen(GuardedHandlers, Screen[None]):
             yield Static("", id="deck-columns", markup=False)
             yield DeckTree(id="decks")
             yield Static("", id="deck-info", markup=False)
+            yield Static("", id="sync-line", markup=False)
             yield Static("", id="no-decks", markup=False)
         with Vertical(id="problems-box"), VerticalScroll(id="problems"):
             yield Static("", id="problems-text", markup=False)

@@ -1,0 +1,397 @@
+"""The study database's side of `studykit sync`: which rows went out to Anki (their revlog ids,
+the dedupe key of every sync), which card states changed since they went out, and the one
+transaction in which a sync's answers from Anki are merged into a card's log."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import NamedTuple
+
+from fsrs import Rating
+
+from studykit.srs.database import Database
+from studykit.srs.records import ANSWER_COLUMNS, Answer, CardState, Forget, opt_to_us, to_us
+from studykit.srs.writes import SELECT_STATE, UPSERT_STATE
+
+__all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
+
+_CHUNK = 500
+_MANY = 1000
+_ANSWER_SELECT = f"SELECT {', '.join(ANSWER_COLUMNS)}, anki_revlog_id FROM review_log"
+# What a revlog row needs, read by SQLite's JSON functions: parsing 100,000 snapshots in
+# Python would take seconds.
+_LOG_SELECT = (
+    "SELECT id, key, rating, reviewed_at_us, duration_ms, anki_revlog_id, "
+    "json_extract(before_json, '$.state'), json_extract(before_json, '$.due_us'), "
+    "json_extract(before_json, '$.last_review_us'), json_extract(after_json, '$.state'), "
+    "json_extract(after_json, '$.due_us'), json_extract(after_json, '$.last_review_us'), "
+    "json_extract(after_json, '$.difficulty') FROM review_log"
+)
+
+
+class LogRow(NamedTuple):
+    """A review-log row as a revlog row needs it: the snapshots' state, due, last review."""
+
+    id: int
+    key: int
+    rating: int
+    reviewed_at_us: int
+    duration_ms: int
+    anki_revlog_id: int | None
+    before_state: int | None
+    before_due_us: int | None
+    before_last_us: int | None
+    after_state: int | None
+    after_due_us: int | None
+    after_last_us: int | None
+    after_difficulty: float | None
+
+
+_FORGET_SELECT = "SELECT id, key, forgotten_at_us, before_json, anki_revlog_id FROM forget_log"
+
+
+def _chunks(values: Sequence[int]) -> Iterator[tuple[int, ...]]:
+    for start in range(0, len(values), _CHUNK):
+        yield tuple(values[start : start + _CHUNK])
+
+
+def _marks(values: Sequence[object]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+class MergeWrites:
+    """Reads and writes inside one merge transaction (see `AnkiLinks.anki_merge`)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def state(self, key: int) -> CardState | None:
+        """The stored state of one card, read in the transaction."""
+        rows = self._conn.execute(f"{SELECT_STATE} WHERE key = ?", (key,)).fetchall()
+        return CardState.from_row(rows[0]) if rows else None
+
+    def last_event_us(self, key: int) -> int | None:
+        """When the card's newest review or forget row is (epoch µs), if it has one."""
+        row = self._conn.execute(
+            "SELECT max(at) FROM (SELECT max(reviewed_at_us) AS at FROM review_log WHERE key = ? "
+            "UNION ALL SELECT max(forgotten_at_us) FROM forget_log WHERE key = ?)",
+            (key, key),
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def history(self, key: int) -> list[Answer]:
+        """Every logged row of one card, oldest first."""
+        rows = self._conn.execute(
+            f"{_ANSWER_SELECT} WHERE key = ? ORDER BY reviewed_at_us, id", (key,)
+        ).fetchall()
+        return [Answer.from_row(row[:-1]) for row in rows]
+
+    def forgets(self, key: int) -> list[Forget]:
+        """Every forget of one card, oldest first."""
+        rows = self._conn.execute(
+            f"{_FORGET_SELECT} WHERE key = ? ORDER BY forgotten_at_us, id", (key,)
+        ).fetchall()
+        return [Forget.from_row(row[:-1]) for row in rows]
+
+    def unlinked(self, key: int) -> list[tuple[int, int, int]]:
+        """(id, reviewed_at_us, rating) of the card's answers given here with no Anki id."""
+        rows = self._conn.execute(
+            "SELECT id, reviewed_at_us, rating FROM review_log WHERE key = ? "
+            "AND anki_revlog_id IS NULL AND source IS NULL",
+            (key,),
+        ).fetchall()
+        return [(int(a), int(b), int(c)) for a, b, c in rows]
+
+    def link(self, answer_id: int, anki_revlog_id: int) -> None:
+        """An answer given here is this Anki revlog row (it went out in a package)."""
+        self._conn.execute(
+            "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?", (anki_revlog_id, answer_id)
+        )
+
+    def seen(self, key: int, kind: str) -> list[tuple[int, int | None]]:
+        """(at_us, due_us) of the seen Anki rows of one kind for one card, oldest first."""
+        rows = self._conn.execute(
+            "SELECT at_us, due_us FROM anki_revlog_seen WHERE key = ? AND kind = ? ORDER BY at_us",
+            (key, kind),
+        ).fetchall()
+        return [(int(at), due) for at, due in rows]
+
+    def add_answer(
+        self,
+        before: CardState,
+        after: CardState,
+        *,
+        rating: Rating,
+        reviewed_at: datetime,
+        duration_ms: int,
+        source: str,
+        anki_revlog_id: int | None,
+    ) -> int:
+        """A row answered elsewhere; its id."""
+        cursor = self._conn.execute(
+            "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
+            "duration_ms, state_before, state_after, before_json, after_json, source, "
+            "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                after.key,
+                after.deck_id,
+                after.card_id,
+                after.ordinal,
+                int(rating),
+                to_us(reviewed_at),
+                max(0, int(duration_ms)),
+                None if before.state is None else int(before.state),
+                None if after.state is None else int(after.state),
+                before.to_json(),
+                after.to_json(),
+                source,
+                anki_revlog_id,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def add_forget(self, before: CardState, *, at: datetime, anki_revlog_id: int) -> int:
+        """A forget made in Anki; its id."""
+        cursor = self._conn.execute(
+            "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, "
+            "before_json, anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                before.key,
+                before.deck_id,
+                before.card_id,
+                before.ordinal,
+                to_us(at),
+                before.to_json(),
+                anki_revlog_id,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def set_snapshots(self, answer_id: int, before: CardState, after: CardState) -> None:
+        """A logged row's state before and after, as the merged log has them now."""
+        self._conn.execute(
+            "UPDATE review_log SET state_before = ?, state_after = ?, before_json = ?, "
+            "after_json = ? WHERE id = ?",
+            (
+                None if before.state is None else int(before.state),
+                None if after.state is None else int(after.state),
+                before.to_json(),
+                after.to_json(),
+                answer_id,
+            ),
+        )
+
+    def set_forget_before(self, forget_id: int, before: CardState) -> None:
+        """A forget's state before, as the merged log has it now."""
+        self._conn.execute(
+            "UPDATE forget_log SET before_json = ? WHERE id = ?", (before.to_json(), forget_id)
+        )
+
+    def add_seen(
+        self, revlog_id: int, key: int, kind: str, *, at: datetime, due: datetime | None = None
+    ) -> None:
+        """An Anki revlog row taken in as no answer (a set due date, a cram answer, ...)."""
+        self._conn.execute(
+            "INSERT OR IGNORE INTO anki_revlog_seen (revlog_id, key, kind, at_us, due_us) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (revlog_id, key, kind, to_us(at), opt_to_us(due)),
+        )
+
+    def put_state(self, state: CardState) -> None:
+        """Write a card's state (it goes out to Anki at the next push)."""
+        self._conn.execute(UPSERT_STATE, state.to_row())
+
+
+class AnkiLinks(Database):
+    """The tables and columns that tie the study database to an Anki collection."""
+
+    def known_anki_ids(self, ids: Sequence[int]) -> set[int]:
+        """Which of these Anki revlog ids a review, forget or seen row holds already."""
+        known: set[int] = set()
+        for chunk in _chunks(list(ids)):
+            marks = _marks(chunk)
+            for table, column in (
+                ("review_log", "anki_revlog_id"),
+                ("forget_log", "anki_revlog_id"),
+                ("anki_revlog_seen", "revlog_id"),
+            ):
+                rows = self._query(
+                    f"SELECT {column} FROM {table} WHERE {column} IN ({marks})", chunk
+                )
+                known.update(row[0] for row in rows)
+        return known
+
+    def anki_ids_between(self, low: int, high: int) -> set[int]:
+        """Every Anki revlog id from `low` to `high` that a review, forget or seen row holds."""
+        found: set[int] = set()
+        for table, column in (
+            ("review_log", "anki_revlog_id"),
+            ("forget_log", "anki_revlog_id"),
+            ("anki_revlog_seen", "revlog_id"),
+        ):
+            rows = self._query(
+                f"SELECT {column} FROM {table} WHERE {column} BETWEEN ? AND ?", (low, high)
+            )
+            found.update(row[0] for row in rows)
+        return found
+
+    @contextmanager
+    def anki_merge(self) -> Iterator[MergeWrites]:
+        """One write transaction for a sync's merge: all of it is committed, or none."""
+        with self._transaction() as conn:
+            yield MergeWrites(conn)
+
+    # -- what goes out ---------------------------------------------------------------------
+
+    def unsent_states(self) -> list[CardState]:
+        """The card states written since they last went out to Anki."""
+        return [
+            CardState.from_row(row) for row in self._query(f"{SELECT_STATE} WHERE anki_sent = 0")
+        ]
+
+    def unsent_log(self) -> list[LogRow]:
+        """Answers given here that have no Anki revlog id yet, oldest first (light rows)."""
+        rows = self._query(
+            f"{_LOG_SELECT} WHERE anki_revlog_id IS NULL AND source IS NULL "
+            "ORDER BY reviewed_at_us, id"
+        )
+        return [LogRow(*row) for row in rows]
+
+    def sent_log(self, keys: Sequence[int]) -> list[LogRow]:
+        """The rows of these cards that hold an Anki revlog id (light rows)."""
+        found: list[LogRow] = []
+        for chunk in _chunks(list(keys)):
+            rows = self._query(
+                f"{_LOG_SELECT} WHERE key IN ({_marks(chunk)}) AND anki_revlog_id IS NOT NULL",
+                chunk,
+            )
+            found += [LogRow(*row) for row in rows]
+        return found
+
+    def unsent_keys(self) -> set[int]:
+        """Cards with an answer or a forget that has not gone out to Anki yet."""
+        rows = self._query(
+            "SELECT key FROM review_log WHERE anki_revlog_id IS NULL AND source IS NULL "
+            "UNION SELECT key FROM forget_log WHERE anki_revlog_id IS NULL"
+        )
+        return {row[0] for row in rows}
+
+    def unsent_answers(self) -> list[Answer]:
+        """Answers given here that have no Anki revlog id yet, oldest first."""
+        rows = self._query(
+            f"{_ANSWER_SELECT} WHERE anki_revlog_id IS NULL AND source IS NULL "
+            "ORDER BY reviewed_at_us, id"
+        )
+        return [Answer.from_row(row[:-1]) for row in rows]
+
+    def unsent_forgets(self) -> list[Forget]:
+        """Forgets made here that have no Anki revlog id yet, oldest first."""
+        rows = self._query(
+            f"{_FORGET_SELECT} WHERE anki_revlog_id IS NULL ORDER BY forgotten_at_us, id"
+        )
+        return [Forget.from_row(row[:-1]) for row in rows]
+
+    def sent_answers(self, keys: Sequence[int]) -> list[tuple[int, Answer]]:
+        """(Anki revlog id, answer) of the rows of these cards that have one, oldest first."""
+        found: list[tuple[int, Answer]] = []
+        for chunk in _chunks(list(keys)):
+            rows = self._query(
+                f"{_ANSWER_SELECT} WHERE key IN ({_marks(chunk)}) AND anki_revlog_id IS NOT NULL "
+                "ORDER BY reviewed_at_us, id",
+                chunk,
+            )
+            found += [(row[-1], Answer.from_row(row[:-1])) for row in rows]
+        return found
+
+    def sent_forgets(self, keys: Sequence[int]) -> list[tuple[int, Forget]]:
+        """(Anki revlog id, forget) of the forgets of these cards that have one."""
+        found: list[tuple[int, Forget]] = []
+        for chunk in _chunks(list(keys)):
+            rows = self._query(
+                f"{_FORGET_SELECT} WHERE key IN ({_marks(chunk)}) AND anki_revlog_id IS NOT NULL",
+                chunk,
+            )
+            found += [(row[-1], Forget.from_row(row[:-1])) for row in rows]
+        return found
+
+    def keys_of_cards(self, cards: Sequence[tuple[str, str]]) -> list[int]:
+        """The keys of every stored schedule (each ordinal) of these (deck id, card id)."""
+        wanted = set(cards)
+        card_ids = sorted({card_id for _, card_id in wanted})
+        keys: list[int] = []
+        for start in range(0, len(card_ids), _CHUNK):
+            chunk = tuple(card_ids[start : start + _CHUNK])
+            rows = self._query(
+                f"SELECT key, deck_id, card_id FROM card_state WHERE card_id IN ({_marks(chunk)})",
+                chunk,
+            )
+            keys += [key for key, deck_id, card_id in rows if (deck_id, card_id) in wanted]
+        return keys
+
+    def keys_with_anki_rows(self) -> list[int]:
+        """Every card with a row that holds an Anki revlog id (after a full download)."""
+        rows = self._query(
+            "SELECT DISTINCT key FROM review_log WHERE anki_revlog_id IS NOT NULL "
+            "UNION SELECT DISTINCT key FROM forget_log WHERE anki_revlog_id IS NOT NULL"
+        )
+        return [row[0] for row in rows]
+
+    def set_anki_ids(
+        self, answers: Iterable[tuple[int, int]], forgets: Iterable[tuple[int, int]] = ()
+    ) -> None:
+        """Give review rows and forget rows (id, Anki revlog id) theirs, in one transaction."""
+        answers, forgets = list(answers), list(forgets)
+        with self._transaction() as conn:
+            if len(answers) + len(forgets) < _MANY:
+                conn.executemany(
+                    "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?",
+                    [(anki, row) for row, anki in answers],
+                )
+                conn.executemany(
+                    "UPDATE forget_log SET anki_revlog_id = ? WHERE id = ?",
+                    [(anki, row) for row, anki in forgets],
+                )
+                return
+            for table, pairs in (("review_log", answers), ("forget_log", forgets)):
+                # Through a temporary table: one UPDATE, not 100,000 (a first sync's).
+                conn.execute(
+                    "CREATE TEMP TABLE IF NOT EXISTS anki_ids "
+                    "(id INTEGER PRIMARY KEY, anki INTEGER)"
+                )
+                conn.execute("DELETE FROM temp.anki_ids")
+                conn.executemany("INSERT INTO temp.anki_ids (id, anki) VALUES (?, ?)", pairs)
+                conn.execute(
+                    f"UPDATE {table} SET anki_revlog_id = ids.anki FROM temp.anki_ids AS ids "
+                    f"WHERE {table}.id = ids.id"
+                )
+            conn.execute("DELETE FROM temp.anki_ids")
+
+    def mark_sent(self, states: Iterable[CardState]) -> int:
+        """Mark these states as gone out, each only if its row is still as given; how many."""
+        wanted = {state.key: state.to_row() for state in states}
+        marked = 0
+        with self._transaction() as conn:
+            for chunk in _chunks(list(wanted)):
+                rows = conn.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
+                same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
+                conn.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
+                marked += len(same)
+        return marked
+
+    def mark_all_unsent(self) -> None:
+        """Every state goes out again (after a full download, or to a new collection)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE card_state SET anki_sent = 0 WHERE anki_sent != 0")
+
+    def unsent_count(self) -> tuple[int, int]:
+        """(card states, answers) waiting to go out to Anki."""
+        states = self._query("SELECT count(*) FROM card_state WHERE anki_sent = 0")[0][0]
+        answers = self._query(
+            "SELECT count(*) FROM review_log WHERE anki_revlog_id IS NULL AND source IS NULL"
+        )[0][0]
+        return int(states), int(answers)

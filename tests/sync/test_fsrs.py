@@ -1,0 +1,42 @@
+"""FSRS is one switch for a whole Anki collection: said at each sync while off, switched on
+only when asked. studykit's presets carry its fitted parameters."""
+
+from __future__ import annotations
+
+from studykit.export.presets import preset_id
+from studykit.srs.scheduler import Scheduler
+from tests.sync.helpers import Phone, Student
+
+
+def test_fsrs_off_is_said_at_each_sync_and_switched_on_only_when_asked(
+    student: Student, phone: Phone
+) -> None:
+    first = student.sync()
+    assert not first.fsrs and any("FSRS is off" in line for line in first.lines())
+    assert not student.sync().fsrs  # said again
+    phone.sync()
+    assert not phone.col.get_config("fsrs", False)
+    switched = student.sync(enable_fsrs=True)
+    assert switched.fsrs_enabled
+    assert any("FSRS is now on" in line for line in switched.lines())
+    phone.sync()
+    assert phone.col.get_config("fsrs", False) is True
+    assert student.sync().fsrs  # nothing more to say
+
+
+def test_presets_carry_the_fitted_parameters(student: Student, phone: Phone) -> None:
+    fitted = [round(w * 1.01, 4) for w in Scheduler().parameters]
+    session = student.session()
+    session.set_memory_model(None, fitted, reviews=1000, cards=100)
+    session.close()
+    student.sessions.remove(session)
+    report = student.sync()
+    assert report.presets_updated >= 1
+    phone.sync()
+    preset = phone.col.decks.get_config(preset_id("alpha"))  # type: ignore[arg-type]
+    assert preset is not None and preset["id"] == preset_id("alpha")
+    assert [round(w, 4) for w in preset["fsrsParams6"]] == fitted
+    assert preset["desiredRetention"] == 0.9
+    assert phone.col.decks.config_dict_for_deck_id(phone.col.decks.id("Sync::Alpha"))[
+        "id"
+    ] == preset_id("alpha")
