@@ -228,11 +228,7 @@ class StudySession:
 
     @synchronized
     def undo_last(self) -> Undone | None:
-        """Undo the last action of any kind (persisted); None when there is nothing to undo.
-
-        The stack holds this session's actions; below them, the newest logged answer or
-        forget (which outlive a restart) is undone.
-        """
+        """Undo the last action of any kind (persisted, see study/undo.py); None if none."""
         return self._undo.undo_last()
 
     def _change(
@@ -302,10 +298,7 @@ class StudySession:
     def browse(
         self, query: Query, *, deck_id: str | None = None, limit: int = BROWSE_LIMIT
     ) -> Browse:
-        """Cards matching `query` (in one deck and its sub-decks, or all), in deck order.
-
-        At most `limit` rows are built; the others are only counted.
-        """
+        """Cards matching `query` (in a deck and its sub-decks, or all), at most `limit` built."""
         return self.card_search.browse(query, deck_id=deck_id, limit=limit)
 
     @synchronized
