@@ -26,6 +26,7 @@ from tests.experiment_fixtures import (
     run_children,
     wait_until_gone,
 )
+from tests.tiny_runs import TINY
 
 pytest.importorskip("torch")
 
@@ -239,8 +240,6 @@ def test_every_built_in_runs_tiny_under_a_small_budget(
 ) -> None:
     # The address-space limit is what torch maps + the budget + slack for torch's own use.
     # A budget of exactly a tiny run's own estimate must carry it, at 2 and at 16 threads.
-    from benchmarks.rlimit_overhead import TINY
-
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     for name, params in TINY.items():
         experiment = registry.get(name)
