@@ -32,7 +32,9 @@ DUAL_STEP_SECONDS: Final = 0.000755
 JACOBIAN_SECONDS: Final = 3.53e-09
 
 # A child with torch imported, waiting for its request (VmRSS): part of every run's peak.
-TORCH_MIB: Final = 256
+# 256 MiB here; 279 MiB on the CI machine (another CPU loads more of torch's kernels), so
+# the worst seen, rounded up: a budget of exactly the estimate must carry a run there too.
+TORCH_MIB: Final = 288
 # Run-to-run spread of a peak (first-use pages, thread stacks) and of a run's time (a busy
 # machine's scheduling), added to every estimate.
 MARGIN_MIB: Final = 24
