@@ -18,6 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -102,7 +103,7 @@ def _commands(tmp: Path, root: Path) -> None:
     env = {"TMPDIR": str(tmp)}  # genanki's writer leaves its temporary collection there
     warm = tmp / "cli-warm"
     cpu_command(export(warm), env=env)  # the export (and library cache) unchanged ones reuse
-    runs = {
+    runs: dict[str, Callable[[], float]] = {
         "raw": lambda: cpu_command([PYTHON, str(raw), str(root), str(tmp / "r.apkg")], env=env),
         "fresh": lambda: cpu_command(export(tmp / f"cli-fresh-{next(fresh_dirs)}"), env=env),
         "unchanged": lambda: cpu_command(export(warm), env=env),

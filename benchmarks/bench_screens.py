@@ -22,8 +22,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePath
+from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -88,7 +88,7 @@ def run_ours(key: str, data_dir: Path, spec_path: Path) -> None:
     app = make_app(resolve_settings(data_dir=data_dir))
     took: list[float] = []
 
-    async def drive(pilot: Pilot[None]) -> None:
+    async def drive(pilot: Pilot[object]) -> None:
         while not isinstance(pilot.app.screen, HomeScreen):
             await pilot.pause(0.01)
         await _quiet(pilot)  # what starts after home (the models, the warm-up) is done
@@ -118,14 +118,14 @@ def run_bare(spec_path: Path) -> None:
             yield from (build(child) for child in spec)
 
     class Bare(App[None]):
-        CSS_PATH = CSS_FILES
+        CSS_PATH: ClassVar[list[str | PurePath]] = list(CSS_FILES)
 
         def compose(self) -> ComposeResult:
             yield Static("home")
 
     took: list[float] = []
 
-    async def drive(pilot: Pilot[None]) -> None:
+    async def drive(pilot: Pilot[object]) -> None:
         await pilot.pause(0.2)
         home = pilot.app.screen
         wall, cpu = time.perf_counter(), time.process_time()

@@ -292,7 +292,7 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=[], help="experiments to measure")
     parser.add_argument("--sweep", action="store_true", help="only the sweep, no constants")
     args = parser.parse_args()
-    names = args.only or registry.names()
+    names: list[str] = list(args.only or registry.names())
     print(f"# {machine_description('cpu')}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
     if not args.sweep:
         constants(names)

@@ -18,7 +18,7 @@ PYTHON = sys.executable
 
 def time_call(fn: Callable[[], object], *, repeat: int = 5) -> float:
     """Median wall time of `fn()` in seconds over `repeat` runs."""
-    samples = []
+    samples: list[float] = []
     for _ in range(repeat):
         start = time.perf_counter()
         fn()
@@ -54,7 +54,8 @@ def cpu_calls_side_by_side(
     ours: Callable[[], object], baseline: Callable[[], object], *, repeat: int = 3
 ) -> tuple[float, float]:
     """Median CPU seconds (this process, all threads) of two calls made in turn."""
-    ours_samples, base_samples = [], []
+    ours_samples: list[float] = []
+    base_samples: list[float] = []
     for _ in range(repeat):
         for fn, samples in ((baseline, base_samples), (ours, ours_samples)):
             start = time.process_time()

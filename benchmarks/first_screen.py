@@ -27,7 +27,7 @@ def run_bare() -> None:
             yield Static("hello")
             yield Footer()
 
-    async def leave(pilot: Pilot[None]) -> None:
+    async def leave(pilot: Pilot[object]) -> None:
         await pilot.pause()
         pilot.app.exit()
 
@@ -54,7 +54,7 @@ def run_twin(spec_path: Path) -> None:
         def on_mount(self) -> None:
             self.push_screen(Home())
 
-    async def leave(pilot: Pilot[None]) -> None:
+    async def leave(pilot: Pilot[object]) -> None:
         await pilot.pause()
         pilot.app.exit()
 
@@ -76,7 +76,7 @@ def run_studykit(
 
     from studykit.tui.screens.home import HomeScreen
 
-    async def leave(pilot: Pilot[None]) -> None:
+    async def leave(pilot: Pilot[object]) -> None:
         while not isinstance(pilot.app.screen, HomeScreen):
             await pilot.pause(0.005)
         await pilot.pause()

@@ -103,7 +103,9 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
 
     def _show_loading(self) -> None:
         """The loading screen, if the session is still opening (a quick open never shows it)."""
-        if self.session is None and not isinstance(self.screen, LoadingScreen):
+        if self.session is not None or not self.screen_stack:  # opened, or the app is closing
+            return
+        if not isinstance(self.screen, LoadingScreen):
             self.push_screen(LoadingScreen())
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="session", name=OPEN_WORKER)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,7 +141,7 @@ def test_optimize_apply_reschedule(studied: tuple[Path, Path], tmp_path: Path) -
     settings = Settings(root=root, data_dir=data, enable_fuzzing=False)
     clock_at = START + timedelta(days=70)
 
-    def snapshot() -> tuple[dict[str, object], dict[str, object]]:
+    def snapshot() -> tuple[dict[str, Any], dict[str, Any]]:
         with StudySession.open(settings, clock=lambda: clock_at, tz=UTC) as session:
             cards = [session.study_card("sim", f"c{i}") for i in range(120)]
             reviewed = [c for c in cards if c.state == "review"]
@@ -196,7 +197,7 @@ def test_workload_recommends_only_with_the_students_own_model(
     few = tmp_path / "few"
     shutil.copytree(small[1], few)
     with StudySession.open(Settings(root=small[0], data_dir=few)) as session:
-        session.set_memory_model(None, session.fsrs_parameters("sim"), reviews=700, cards=12)
+        session.set_memory_model(None, list(session.fsrs_parameters("sim")), reviews=700, cards=12)
     cases = ((small[1], "more to go"), (few, "more to go"), (plain, "studykit optimize --apply"))
     for data, advice in cases:
         result = run("workload", "--json", "--days", "30", root=small[0], data_dir=data)
@@ -215,12 +216,12 @@ def test_workload_recommends_only_with_the_students_own_model(
     assert 0.7 <= doc["recommended"] <= 0.95 and doc["advice"] is None
     assert doc["parameters"].startswith("fitted on")
     assert all(0 < r["remembered"] <= 120 for r in rows)
-    text = run("workload", "--days", "30", root=root, data_dir=data)
-    assert f"Recommended desired retention: {doc['recommended']:.2f}" in text.stdout
+    shown = run("workload", "--days", "30", root=root, data_dir=data)
+    assert f"Recommended desired retention: {doc['recommended']:.2f}" in shown.stdout
     assert doc["current"] == 0.9
-    (mine,) = [line for line in text.stdout.splitlines() if line.startswith("0.90 █")]
+    (mine,) = [line for line in shown.stdout.splitlines() if line.startswith("0.90 █")]
     assert mine.endswith("yours")
-    (best,) = [line for line in text.stdout.splitlines() if "◀ recommended" in line]
+    (best,) = [line for line in shown.stdout.splitlines() if "◀ recommended" in line]
     assert best.startswith(f"{doc['recommended']:.2f} █")
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from studykit.core.config import Settings
 from studykit.export.anki import note_guid
+from tests.anki_backend import database
 
 if TYPE_CHECKING:
     from anki.cards import Card
@@ -154,7 +155,7 @@ class Phone:
 
     def card(self, deck_id: str, card_id: str, ord_: int = 0) -> Card:
         guid = note_guid(("studykit", deck_id, card_id))
-        cid = self.col.db.scalar(
+        cid = database(self.col).scalar(
             "SELECT c.id FROM cards c JOIN notes n ON n.id = c.nid WHERE n.guid = ? AND c.ord = ?",
             guid,
             ord_,
@@ -165,6 +166,7 @@ class Phone:
     def answer(self, card_id: str, rating: int, *, ord_: int = 0, at_ms: int | None = None) -> None:
         """Answer a card (1 Again … 4 Easy) through Anki's scheduler, as the phone's app does."""
         from anki.scheduler.v3 import CardAnswer
+        from anki.scheduler.v3 import Scheduler as AnkiScheduler
 
         card = self.card("alpha", card_id, ord_)
         states = self.col._backend.get_scheduling_states(card.id)
@@ -173,17 +175,18 @@ class Phone:
             card_id=card.id,
             current_state=states.current,
             new_state=new_state,
-            rating=rating - 1,  # CardAnswer.AGAIN is 0
+            rating=CardAnswer.Rating.ValueType(rating - 1),  # CardAnswer.AGAIN is 0
             answered_at_millis=at_ms or int(time.time() * 1000),
             milliseconds_taken=4200,
         )
+        assert isinstance(self.col.sched, AnkiScheduler)
         self.col.sched.answer_card(answer)
 
     def revlog(self, card_id: str, ord_: int = 0) -> list[tuple[Any, ...]]:
         card = self.card("alpha", card_id, ord_)
         return [
             tuple(row)
-            for row in self.col.db.all(
+            for row in database(self.col).all(
                 "SELECT id, ease, type FROM revlog WHERE cid = ? ORDER BY id", card.id
             )
         ]

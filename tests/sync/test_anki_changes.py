@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.anki_backend import database
 from tests.sync.helpers import DECK_YAML, Phone, Student, write_root
 
 
@@ -110,7 +111,7 @@ def test_a_note_deleted_in_anki_is_reported_and_not_brought_back(
     assert student.state("three").state is not None  # its schedule stays here
     student.sync()
     phone.sync()
-    guid_rows = phone.col.db.scalar("SELECT count(*) FROM notes WHERE flds LIKE '%three%'")
+    guid_rows = database(phone.col).scalar("SELECT count(*) FROM notes WHERE flds LIKE '%three%'")
     assert guid_rows == 0  # not silently brought back
     write_root(student.settings.root, DECK_YAML.replace("The third.", "The third, again."))
     report = student.sync()
@@ -156,5 +157,5 @@ def test_while_a_deck_fails_to_load_answers_sync_but_no_content_goes_out(
     assert report.content_held == 1 and report.answers_in == 1
     assert any("failed to load" in line for line in report.lines())
     phone.sync()
-    tags = phone.col.db.list("SELECT tags FROM notes")
+    tags = database(phone.col).list("SELECT tags FROM notes")
     assert tags and not any("removed" in tag for tag in tags)  # nothing went out as removed

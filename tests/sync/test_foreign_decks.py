@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.anki_backend import database
 from tests.sync.helpers import Phone, Student
 
 
 def _foreign(phone: Phone) -> dict[str, list[tuple[Any, ...]]]:
-    db = phone.col.db
+    db = database(phone.col)
     french = phone.col.decks.id_for_name("French")
     cards = db.all("SELECT * FROM cards WHERE did = ? ORDER BY id", french)
     nids = sorted({row[1] for row in cards})
@@ -31,6 +32,7 @@ def test_a_foreign_deck_with_its_reviews_is_left_untouched(student: Student, pho
     col = phone.col
     deck = col.decks.id("French")
     basic = col.models.by_name("Basic")
+    assert deck is not None and basic is not None
     for word, meaning in (("chat", "cat"), ("chien", "dog"), ("pain", "bread")):
         note = col.new_note(basic)
         note["Front"], note["Back"] = word, meaning

@@ -37,6 +37,6 @@ def test_presets_carry_the_fitted_parameters(student: Student, phone: Phone) -> 
     assert preset is not None and preset["id"] == preset_id("alpha")
     assert [round(w, 4) for w in preset["fsrsParams6"]] == fitted
     assert preset["desiredRetention"] == 0.9
-    assert phone.col.decks.config_dict_for_deck_id(phone.col.decks.id("Sync::Alpha"))[
-        "id"
-    ] == preset_id("alpha")
+    alpha = phone.col.decks.id("Sync::Alpha", create=False)
+    assert alpha is not None
+    assert phone.col.decks.config_dict_for_deck_id(alpha)["id"] == preset_id("alpha")

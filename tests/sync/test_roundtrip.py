@@ -70,7 +70,12 @@ def test_an_empty_server_is_not_uploaded_to_without_asking(student: Student) -> 
     else:
         raise AssertionError("uploaded without asking")
     asked: list[str] = []
-    report = student.sync(yes=False, confirm_upload=lambda q: asked.append(q) or True)
+
+    def confirm(question: str) -> bool:
+        asked.append(question)
+        return True
+
+    report = student.sync(yes=False, confirm_upload=confirm)
     assert asked and "holds no collection" in asked[0]
     assert report.full == "upload" and report.answers_out == 1
 

@@ -133,7 +133,11 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
         for i in range(8):
             key, row = ("down", 1) if i % 2 == 0 else ("up", 0)
             app.post_message(events.Key(key, None))
-            took.append(await _waited(lambda row=row: sections.highlighted == row))
+
+            def reached(r: int = row) -> bool:
+                return sections.highlighted == r
+
+            took.append(await _waited(reached))
             await asyncio.sleep(0.03)  # a fast typist's pace
         shown = ", ".join(f"{t * 1000:.0f}" for t in took)
         assert statistics.median(took) < 0.1, f"keys took {shown} ms"
@@ -157,6 +161,7 @@ async def test_a_computed_claim_redraws_only_the_sections_that_cite_it(
     make_session: Callable[..., StudySession], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from studykit.content.citations import CLAIM_VALUES
+    from studykit.study import cardtext
     from studykit.tui.screens import notes
 
     CLAIM_VALUES.clear()  # another test in this process may have computed them
@@ -178,7 +183,7 @@ async def test_a_computed_claim_redraws_only_the_sections_that_cite_it(
         rendered.append(text)
         return cited_markdown(text, note, pending=pending)  # type: ignore[arg-type]
 
-    cited_markdown = notes.cited_markdown
+    cited_markdown = cardtext.cited_markdown
     monkeypatch.setattr(notes, "cited_markdown", counted)
     app = make_app(settings, session=make_session(library, settings=settings))
     async with app.run_test(size=SIZE) as pilot:

@@ -55,7 +55,7 @@ async def choose(pilot: object, screen: ExperimentsScreen, name: str) -> None:
     await settle(
         pilot,
         lambda: (
-            screen.query("#param-" + screen.catalogue[name].params[0].name)
+            bool(screen.query("#param-" + screen.catalogue[name].params[0].name))
             and screen.selected == name
         ),
     )

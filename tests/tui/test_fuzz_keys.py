@@ -242,7 +242,11 @@ async def test_an_error_in_a_handler_is_shown_and_the_app_and_the_screen_carry_o
         # A message handler of the screen: its messages keep being handled afterwards.
         for count in (3, 4):
             screen.post_message(Faulty.Boom())
-            await settle(pilot, lambda c=count: app.carried_on == c)
+
+            def carried(c: int = count) -> bool:
+                return app.carried_on == c
+
+            await settle(pilot, carried)
             await pilot.press("escape")
             await settle(pilot, lambda: app.screen is screen)
         await pilot.press("e")  # and the app still answers keys: Experiments opens

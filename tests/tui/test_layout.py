@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from rich.cells import cell_len
@@ -157,7 +158,7 @@ async def test_the_footer_rebuilds_its_keys_only_when_they_change(session: Study
 
 def test_every_screen_past_start_up_reads_the_screens_stylesheet() -> None:
     """studykit.tcss holds start-up's rules only: a screen without SCREENS_CSS is unstyled."""
-    start_up = {HomeScreen, LoadingScreen, ErrorScreen}
+    start_up: set[type[Screen[Any]]] = {HomeScreen, LoadingScreen, ErrorScreen}
     screens = []
     for module in pkgutil.iter_modules(studykit.tui.screens.__path__):
         loaded = importlib.import_module(f"studykit.tui.screens.{module.name}")

@@ -64,9 +64,11 @@ async def test_a_three_deletion_cloze_asks_one_blank_at_a_time(
             await settle(pilot, lambda: screen.revealed)
             assert f"**{hidden}**" in screen.query_one("#back", Markdown).source
             await pilot.press("4")  # Easy: out of today's queue
-            await settle(
-                pilot, lambda a=card.ordinal: screen.card is None or screen.card.ordinal != a
-            )
+
+            def moved_on(a: int = card.ordinal) -> bool:
+                return screen.card is None or screen.card.ordinal != a
+
+            await settle(pilot, moved_on)
         await settle(pilot, lambda: screen.card is not None and screen.card.card.id == "cat")
         assert screen.card is not None and screen.card.ordinal == 1
         await pilot.press("space", "4")

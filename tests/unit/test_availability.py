@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from studykit.experiments import availability
+from studykit.experiments.device import torch_version
 
 VERSION_PY = """from typing import Optional
 
@@ -40,7 +41,7 @@ def _torch_says() -> str | None:
 
 
 def test_the_answer_without_a_child_agrees_with_torch_itself() -> None:
-    quick = availability._without_a_child(availability.torch_version(), availability._torch_build())
+    quick = availability._without_a_child(torch_version(), availability._torch_build())
     if quick != availability._ASK:  # this machine's torch and devices gave it
         assert quick == _torch_says()
     assert availability.cuda_status.__wrapped__() == _torch_says()
@@ -74,7 +75,7 @@ def test_a_version_file_it_cannot_read_means_asking_torch(tmp_path: Path) -> Non
 def test_a_rocm_build_is_asked_and_a_cpu_build_is_not() -> None:
     rocm = {"cuda": None, "hip": "6.2.41133"}  # torch.cuda runs on AMD GPUs there
     assert availability._without_a_child("2.13.0+rocm6.2", rocm) == availability._ASK
-    cpu = {"cuda": None, "hip": None}
+    cpu: dict[str, str | None] = {"cuda": None, "hip": None}
     said = availability._without_a_child("2.13.0+cpu", cpu)
     assert said == "this torch (2.13.0+cpu) is a CPU-only build"
 

@@ -7,6 +7,7 @@ import sqlite3
 import statistics
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import fsrs
 import pytest
@@ -114,7 +115,7 @@ def year(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     for i in range(120):
         lines += [f"  - id: c{i}", f"    front: Question {i}?", f"    back: Answer {i}."]
     (root / "decks" / "year.yaml").write_text("\n".join(lines) + "\n")
-    runs = {
+    runs: dict[str, dict[str, Any]] = {
         "off": dict(load_balancer=False),
         "balanced": dict(load_balancer=True),
         "easy": dict(load_balancer=True, easy_days=WEEKEND),

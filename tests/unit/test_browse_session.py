@@ -161,8 +161,8 @@ def test_browse_filters_by_state_text_and_deck(
     session.suspend(session.study_card("alpha", "parallel"))
     session.bury(session.study_card("beta", "context"))
 
-    def names(text: str, **kwargs: str) -> list[str]:
-        return [row.name for row in session.browse(parse_query(text), **kwargs).rows]
+    def names(text: str, deck_id: str | None = None) -> list[str]:
+        return [row.name for row in session.browse(parse_query(text), deck_id=deck_id).rows]
 
     assert names("") == [
         "alpha/sequential",

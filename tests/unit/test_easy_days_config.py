@@ -97,11 +97,13 @@ def test_a_decks_easy_days_move_its_reviews_off_those_days(tmp_path: Path) -> No
     settings = Settings(root=root, data_dir=tmp_path / "data", enable_fuzzing=True)
     now = datetime(2026, 3, 2, 9, tzinfo=UTC)
     with StudySession.open(settings, clock=lambda: now, tz=UTC) as session:
-        due = []
+        due: list[datetime] = []
         for i in range(12):
             card = session.study_card("d", f"c{i}")
             session.answer(card, Rating.Easy, duration_ms=1000)  # straight to review
-            due.append(session.store.get_state(card.key).due)  # type: ignore[union-attr]
+            state = session.store.get_state(card.key)
+            assert state is not None and state.due is not None
+            due.append(state.due)
     weekdays = [moment.weekday() for moment in due]
     assert set(weekdays) == {6, 0}  # Sunday and Monday only, and both: evened out
     assert abs(weekdays.count(6) - weekdays.count(0)) <= 1

@@ -30,8 +30,9 @@ def run_cpu(name: str, **params: object) -> Result:
     return run_in_process(name, params, device="cpu", seed=0)
 
 
-def values(result: Result) -> dict[str, object]:
-    return {a.key: a.value for a in result.outcome.answers}
+def values(result: Result) -> dict[str, float]:
+    """The run's numeric answers by key (an int stays an int; every answer here is a number)."""
+    return {a.key: a.value for a in result.outcome.answers if not isinstance(a.value, str)}
 
 
 # -- closed forms -------------------------------------------------------------------------
@@ -49,7 +50,7 @@ def test_effective_context_matches_ceiling_of_log_ratio(gamma: float, threshold:
     assert got["raw"] == pytest.approx(float(sympy.log(thr) / sympy.log(g)), rel=1e-12)
 
 
-SMALL = {
+SMALL: dict[str, dict[str, object]] = {
     "effective-context": {"gamma": 0.8},
     "rnn-gradient-decay": {"rho": 0.9, "hidden_size": 8, "length": 40},
     "lstm-forget-gate": {"forget": 0.731, "length": 12, "hidden_size": 4},

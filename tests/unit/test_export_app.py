@@ -91,7 +91,11 @@ async def test_a_second_export_with_nothing_changed_says_the_package_was_reused(
         tree.move_cursor(node)
         for count in (1, 2):
             await pilot.press("x")
-            await settle(pilot, lambda n=count: len(_messages(app)) == n, steps=1000)
+
+            def shown(n: int = count) -> bool:
+                return len(_messages(app)) == n
+
+            await settle(pilot, shown, steps=1000)
         first, second = _messages(app)
         assert REUSED not in first
         assert REUSED in second and "Exported Demo: 5 notes, 5 cards." in second

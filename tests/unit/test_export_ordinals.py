@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from anki.collection import Collection
@@ -19,6 +20,7 @@ from studykit.export import export_anki
 from studykit.export.anki import note_guid
 from studykit.study.session import Rating, StudySession
 from studykit.study.today import LEARN_AHEAD
+from tests.anki_backend import database
 from tests.conftest import FakeClock
 from tests.unit.test_export_scheduling import import_with_scheduling
 
@@ -91,7 +93,7 @@ def _near_rollover(session: StudySession) -> bool:
 # an import Anki allows a whole day's new cards even where studykit introduced some today. So
 # where cards are answered today the limits are set high enough not to matter, and the limits
 # themselves are compared on a day with no answers yet.
-ROOMY = {"new_per_day": 999, "reviews_per_day": 9999}
+ROOMY: dict[str, Any] = {"new_per_day": 999, "reviews_per_day": 9999}
 
 
 def _studied(
@@ -159,11 +161,11 @@ def _anki_schedules(col: Collection, library: Library) -> dict[Schedule, int]:
             guids[note_guid((*key, "computed") if computed else key)] = (deck.id, card.id)
     found: dict[Schedule, int] = {}
     for cid in col.find_cards(""):
-        card = col.get_card(cid)
-        deck_id, card_id = guids[card.note().guid]
-        ref = (deck_id, card_id, card.ord + 1)
+        anki_card = col.get_card(cid)
+        deck_id, card_id = guids[anki_card.note().guid]
+        ref = (deck_id, card_id, anki_card.ord + 1)
         assert ref not in found, ref  # one Anki card per schedule
-        found[ref] = card.reps
+        found[ref] = anki_card.reps
     return found
 
 
@@ -199,7 +201,7 @@ def test_every_deck_counts_the_same_in_anki_and_cards_map_one_to_one(
     assert theirs == ours  # the same schedules, each with its own answers
     assert len(ours) == (3 * 2 + 3 + 2 + 1 + 1) + (2 + 1 + 1)  # colours c1-c3, gaps c2 c4
     assert ("words", "gaps", 4) in ours and ("words", "gaps", 1) not in ours
-    assert collection.db.scalar("SELECT count() FROM revlog") == sum(ours.values())
+    assert database(collection).scalar("SELECT count() FROM revlog") == sum(ours.values())
     print("\n" + "\n".join(_compare(session, collection)))
 
 

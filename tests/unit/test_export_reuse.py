@@ -17,6 +17,7 @@ from studykit.export.ledger import ExportLedger
 from studykit.export.reuse import KEPT_FILENAME
 from studykit.srs.scheduler import Rating
 from studykit.study.session import StudySession
+from tests.anki_backend import database
 from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, import_package, write_root
 from tests.unit.test_export_media import OTHER_PNG, PNG
@@ -108,7 +109,7 @@ def test_with_scheduling_a_review_or_a_new_study_day_builds_anew(
     session.answer(session.study_card("demo", "basic-one"), Rating.Good, duration_ms=3000)
     assert [export("three.apkg"), export("four.apkg")] == [(False, 2), (True, 2)]
     import_with_scheduling(collection, tmp_path / "four.apkg")  # the reused package holds both
-    assert collection.db.scalar("SELECT count() FROM revlog") == 2
+    assert database(collection).scalar("SELECT count() FROM revlog") == 2
     clock.advance(timedelta(days=1))  # the same states, on another study day: new day numbers
     assert export("five.apkg") == (False, 2)
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from anki.cards import CardId
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 from click.testing import CliRunner
@@ -19,6 +20,7 @@ from studykit.core.config import Settings
 from studykit.export import export_anki
 from studykit.srs.records import Answer, CardState
 from studykit.study.session import Rating, StudySession
+from tests.anki_backend import database
 from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, write_root
 
@@ -72,7 +74,7 @@ def studied(
     return session, clock
 
 
-def _card_for(col: Collection, front: str) -> int:
+def _card_for(col: Collection, front: str) -> CardId:
     """The Anki card holding the schedule of the studykit card whose front starts so."""
     cards = [col.get_card(cid) for cid in col.find_cards(f'"{front}*"')]
     assert cards, front
@@ -97,7 +99,7 @@ def test_reviews_states_and_presets_arrive_in_anki(
     cids = {card_id: _card_for(collection, front) for card_id, front in fronts.items()}
 
     # Every answer is one revlog row on its card: time, rating, taken, type, intervals.
-    rows = collection.db.all(
+    rows = database(collection).all(
         "SELECT id, cid, ease, ivl, lastIvl, time, type FROM revlog ORDER BY id"
     )
     assert len(rows) == len(answers)
@@ -176,8 +178,8 @@ def test_no_scheduling_exports_new_cards_but_keeps_the_presets(
     )
     assert not result.scheduled and result.revlog == 0
     import_with_scheduling(collection, result.path)
-    assert collection.db.scalar("SELECT count() FROM revlog") == 0
-    queues = collection.db.list("SELECT DISTINCT queue FROM cards")
+    assert database(collection).scalar("SELECT count() FROM revlog") == 0
+    queues = database(collection).list("SELECT DISTINCT queue FROM cards")
     assert queues == [0]
     did = collection.get_card(collection.find_cards("Term")[0]).did
     assert collection.decks.config_dict_for_deck_id(did)["desiredRetention"] == pytest.approx(0.85)
@@ -220,17 +222,17 @@ def test_cli_exports_history_unless_told_not_to(
     assert f"With scheduling: {len(answers)} reviews" in mine.output
 
     import_with_scheduling(collection, tmp_path / "n.apkg")
-    assert collection.db.scalar("SELECT count() FROM revlog") == 0
+    assert database(collection).scalar("SELECT count() FROM revlog") == 0
     import_with_scheduling(collection, tmp_path / "y.apkg")
     # Anki's importer keeps the schedule of cards it already has (even with the same card
     # ids): progress only arrives with cards new to the collection, as here in a fresh one.
-    assert collection.db.scalar("SELECT count() FROM revlog") == 0
+    assert database(collection).scalar("SELECT count() FROM revlog") == 0
     (tmp_path / "anki2").mkdir()
     fresh = Collection(str(tmp_path / "anki2" / "c.anki2"))
     try:
         import_with_scheduling(fresh, tmp_path / "y.apkg")
-        assert fresh.db.scalar("SELECT count() FROM revlog") == len(answers)
-        assert fresh.db.scalar("SELECT count() FROM cards WHERE queue = -1") >= 1
+        assert database(fresh).scalar("SELECT count() FROM revlog") == len(answers)
+        assert database(fresh).scalar("SELECT count() FROM cards WHERE queue = -1") >= 1
     finally:
         fresh.close()
 
@@ -265,4 +267,4 @@ def test_a_leech_arrives_suspended_and_tagged_leech(
     anki_card = collection.get_card(collection.find_cards("Lone")[0])
     assert anki_card.queue == -1 and anki_card.lapses == 1
     assert anki_card.note().has_tag("leech")
-    assert collection.db.scalar("SELECT count() FROM revlog") == 3
+    assert database(collection).scalar("SELECT count() FROM revlog") == 3

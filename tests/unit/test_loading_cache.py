@@ -173,7 +173,12 @@ def _reshape_with_a_good_checksum(path: Path) -> None:
     path.write_bytes(json.dumps(header).encode() + b"\n" + payload)
 
 
-DAMAGE: dict[str, Callable[[Path], None]] = {
+def _replace_with_a_folder(path: Path) -> None:
+    path.unlink()
+    path.mkdir()
+
+
+DAMAGE: dict[str, Callable[[Path], object]] = {
     "empty": lambda path: path.write_bytes(b""),
     "truncated": lambda path: path.write_bytes(path.read_bytes()[:-100]),
     "garbage": lambda path: path.write_bytes(os.urandom(4000)),
@@ -182,7 +187,7 @@ DAMAGE: dict[str, Callable[[Path], None]] = {
         path.read_bytes().replace(f'"format": {cache.FORMAT}'.encode(), b'"format": 0', 1)
     ),
     "unknown model, good checksum": _reshape_with_a_good_checksum,
-    "a folder": lambda path: (path.unlink(), path.mkdir()),  # type: ignore[func-returns-value]
+    "a folder": _replace_with_a_folder,
 }
 
 

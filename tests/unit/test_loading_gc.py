@@ -8,6 +8,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -22,7 +23,7 @@ LOADERS = {("build_library", building.__file__), ("load_cached", cache.__file__)
 
 def _inside_a_load() -> bool:
     """Whether the calling stack is inside a load's work (not its pause's exit)."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         if (frame.f_code.co_name, frame.f_code.co_filename) in LOADERS:
             return True

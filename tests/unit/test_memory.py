@@ -48,6 +48,7 @@ def test_workload_formulas_agree_with_fsrs_on_long_term_reviews() -> None:
         card, _ = scheduler.review_card(card, Rating.Good, review_datetime=T0)
         card, _ = scheduler.review_card(card, Rating.Good, review_datetime=T0 + timedelta(days=2))
         s, d, last = card.stability, card.difficulty, card.last_review
+        assert last is not None
         moment = last + timedelta(days=5)
         r = scheduler.get_card_retrievability(card, moment)
         after, _ = scheduler.review_card(card, rating, review_datetime=moment)

@@ -14,7 +14,7 @@ from studykit.cli import cli
 from studykit.core.config import resolve_settings
 from studykit.core.files import MAX_FILE_BYTES
 from studykit.srs.studyday import rollover
-from studykit.study.session import StudySession
+from studykit.study.session import Rating, StudySession
 
 NOTE = """---
 tags: [flashcards/physics]
@@ -110,7 +110,7 @@ def test_an_imported_schedule_is_the_cards_starting_state(vault: Path, tmp_path:
         stats = session.stats()
         assert sum(stats.heatmap.values()) == 0 and stats.reviews_today == 0
         # an answer after the import is replayed from the imported state
-        session.answer(wave, 3, duration_ms=1000)
+        session.answer(wave, Rating.Good, duration_ms=1000)
         assert len(session.review_rows()) == 1
         assert session.reschedule() == 2
         # replayed from the imported state, the unanswered card keeps it exactly

@@ -25,7 +25,7 @@ PLAIN = Card(id="plain", front="Question?", back="Answer.")
 
 
 def library(*cards: Card, **options: object) -> object:
-    return make_library([Deck(id="d", name="D", cards=cards, **options)])  # type: ignore[arg-type]
+    return make_library([Deck(id="d", name="D", cards=cards, **options)])
 
 
 @pytest.mark.parametrize(

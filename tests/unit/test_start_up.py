@@ -14,7 +14,8 @@ def test_start_up_is_frozen_once_per_process() -> None:
     freeze_start_up()
     frozen = gc.get_freeze_count()
     assert frozen > 0
-    made_later = [[] for _ in range(1000)]  # tracked objects born after start-up
+    # tracked objects born after start-up
+    made_later: list[list[object]] = [[] for _ in range(1000)]
     freeze_start_up()  # another app in the same process (tests, a quiz after the app)
     assert gc.get_freeze_count() == frozen, "objects made after start-up were frozen too"
     del made_later

@@ -151,7 +151,9 @@ def test_anki_renders_one_card_with_every_variant_and_grades_the_one_shown(
         assert f"accepted: {right}" in own["verdict"]["text"]
         assert right in own["comparison"]
         assert first["verdict"]["correct"] is (index == 0)  # the first variant's answer
-    assert "typeBad" in shown[3]["comparison"] and answers[1] in shown[3]["comparison"]
+    wrong = shown[3]
+    assert isinstance(wrong, dict)
+    assert "typeBad" in wrong["comparison"] and answers[1] in wrong["comparison"]
 
 
 def test_the_scripts_and_templates_keep_double_braces_out_of_the_scripts() -> None:
