@@ -191,10 +191,10 @@ def test_json_counts_the_bundled_cards_with_evidence() -> None:
     result = studykit("check", "--json")
     assert result.returncode == 0, result.stdout
     document = json.loads(result.stdout)
-    assert document["cards_with_evidence"] == document["cards"] == 17
+    assert document["cards_with_evidence"] == document["cards"] == 16
     assert document["evidence"] == {
-        "examples": 17,
-        "agrees_with": 13,
+        "examples": 16,
+        "agrees_with": 12,
         "defines": 1,
         "experiment": 7,  # the PE sin/cos and two memory cards are measured too
     }
