@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Final
 
 from studykit.checking.claims import counterexample
@@ -30,6 +31,10 @@ from studykit.quiz.grading import DEFAULT_TOLERANCE, describe_tolerance, same_ex
 from studykit.quiz.variants import answer_expression, format_number
 
 NO_EVIDENCE: Final = "no evidence: add examples, agrees_with or an experiment answer"
+# Evidence is compared at its own precision, never the card's: a card may accept ±2 from a
+# student, but an example or claim one unit off is still a wrong number. A claim's expression
+# and the card's answer compute the same number, so they agree to float noise.
+AGREEMENT_TOLERANCE: Final = Tolerance(rel=1e-9)
 _TEMPLATE: Final = re.compile(r"^\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 Located = tuple[Origin | None, Finding]
@@ -54,17 +59,34 @@ def _at(values: Mapping[str, float]) -> str:
 
 
 def _close(
-    tolerance: Tolerance, expected: float, got: float, what: str, said: str = "expected"
+    tolerance: Tolerance,
+    expected: float,
+    got: float,
+    what: str,
+    said: str = "expected",
+    rule: str | None = None,
 ) -> Finding | None:
     """None when `got` is within `tolerance` of `expected`; else both, side by side."""
     if within(got, expected, tolerance):
         return None
     shown, computed = format_number(expected, 8), format_number(got, 8)
+    rule = rule or describe_tolerance(tolerance)
     return Finding(
-        f"{what}: {said} {shown} ({describe_tolerance(tolerance)}), the answer gives {computed}",
+        f"{what}: {said} {shown} ({rule}), the answer gives {computed}",
         shown,
         computed,
     )
+
+
+def written_tolerance(value: float) -> Tolerance:
+    """Half a unit in the last digit `value` is written with: `44` ±0.5, `0.366` ±0.0005.
+
+    YAML has read the number already, so the digits are the shortest that give it back:
+    `0.50` counts as `0.5`, and a whole number is exact to the unit (`1024000` ±0.5).
+    """
+    exponent = Decimal(repr(abs(value))).normalize().as_tuple().exponent
+    assert isinstance(exponent, int)  # a finite value: the model refuses inf and nan
+    return Tolerance(abs=float(Decimal(5).scaleb(min(exponent, 0) - 1)))
 
 
 def _stray(
@@ -98,7 +120,11 @@ def _example(card: Card, answer: Expression, example: Example) -> Finding | None
         got = _value_at(answer, example.params, what)
         if isinstance(got, Finding):
             return got
-        return _close(card.tolerance or DEFAULT_TOLERANCE, example.value, got, what)
+        if example.tolerance is not None:
+            return _close(example.tolerance, example.value, got, what)
+        tolerance = written_tolerance(example.value)
+        rule = f"{describe_tolerance(tolerance)}, as written"
+        return _close(tolerance, example.value, got, what, rule=rule)
     assert example.expr is not None
     try:
         parse(example.expr, names=names)
@@ -121,7 +147,9 @@ def _agreement(
     got = _stray(card, answer, agreement.params, what) or _value_at(answer, agreement.params, what)
     if isinstance(got, Finding):
         return got
-    return _close(card.tolerance or DEFAULT_TOLERANCE, stated, got, what, "the claim says")
+    if agreement.tolerance is not None:
+        return _close(agreement.tolerance, stated, got, what, "the claim says")
+    return _close(AGREEMENT_TOLERANCE, stated, got, what, "the claim says", "to 1e-9 relative")
 
 
 def _defines(card: Card, answer: Expression, defines: str) -> Finding | None:

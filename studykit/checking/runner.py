@@ -13,6 +13,7 @@ from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
 from studykit.checking.measured import check_measured
+from studykit.checking.numbered import numbered_findings
 from studykit.checking.prose import (
     Recorder,
     check_card_text,
@@ -21,7 +22,7 @@ from studykit.checking.prose import (
 )
 from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library, load_library
-from studykit.content.model import COMPUTED_KINDS, ExperimentRef, Origin
+from studykit.content.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
 from studykit.core.errors import StudykitError
 from studykit.expressions.scripts import mixed_scripts, names_in
 
@@ -115,6 +116,17 @@ def _warn_scripts(
         report.warnings.append(_problem(root, origin, kind, subject, Finding(warning)))
 
 
+def _check_numbered(root: Path, card: Card, report: Report) -> None:
+    """A card side's line that markdown makes a one-item numbered list, at that line."""
+    for field, index, finding in numbered_findings(card):
+        origin, text_origin = card.origin, card.text_origin(field)
+        if origin is not None and text_origin is not None:
+            text = card.front if field == "front" else card.back or ""
+            line = text_origin.line_at(text, index)
+            origin = Origin(origin.path, line, text_origin.column)
+        report.problems.append(_problem(root, origin, "card", card.id, finding))
+
+
 def check_library(library: Library, scope: Scope, report: Report) -> None:
     """Add the load problems, claims and computed cards of `scope` to `report`."""
     root = library.root
@@ -149,6 +161,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             continue
         for card in deck.cards:
             check_card_text(recorder, card, library.notes.get(deck.note) if deck.note else None)
+            _check_numbered(root, card, report)
             if card.experiment is not None:
                 _check_link(root, card.origin, card.id, card.experiment, report)
             if card.kind not in COMPUTED_KINDS:

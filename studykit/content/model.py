@@ -267,19 +267,25 @@ class Example(Strict):
         default=None,
         allow_inf_nan=False,
         description=(
-            "The expected number, compared within the card's tolerance (without one, to 3 "
-            "significant figures, as typed answers are graded)."
+            "The expected number, compared to the digits written: `44` within ±0.5, `0.366` "
+            "within ±0.0005 (not at the card's tolerance)."
         ),
     )
     expr: str | None = Field(
         default=None,
         description="Symbolic cards: the expected expression there, compared by sympy.",
     )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description="How close the answer must be to `value` (default: its written digits).",
+    )
 
     @model_validator(mode="after")
     def _value_or_expr(self) -> Self:
         if (self.value is None) == (self.expr is None):
             raise ValueError("give exactly one of `value` or `expr`")
+        if self.tolerance is not None and self.value is None:
+            raise ValueError("`tolerance` compares `value`; an `expr` is compared by sympy")
         return self
 
 
@@ -290,6 +296,13 @@ class Agreement(Strict):
     params: dict[str, Number] = Field(
         default_factory=dict,
         description="The parameter values the claim is about, e.g. `{gamma: 0.95}`.",
+    )
+    tolerance: Tolerance | None = Field(
+        default=None,
+        description=(
+            "How close the answer must be to the claim's value (default: relative 1e-9, as "
+            "both compute the same number)."
+        ),
     )
 
 

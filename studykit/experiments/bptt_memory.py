@@ -175,14 +175,15 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     lengths = sorted({max(1, top // 8), max(1, top // 4), max(1, top // 2), top})
     rows = []
     plain, ckpt, attn = [], [], []
-    rnn_at_top, attn_at_top = Saved(), Saved()
+    rnn_saves: list[Saved] = []
+    attn_at_top = Saved()
     for i, t in enumerate(lengths):
         ctx.step(i / len(lengths), f"T = {t}")
         chunk = int(params["chunk"]) or math.ceil(math.sqrt(t))
         x = torch.randn(t, b, d, device=ctx.device, requires_grad=True)
         weights = [*cell.parameters(), *proj.parameters()]
-        rnn_at_top = saved(partial(_rnn, cell, x, None, ctx.check), [x, *weights])
-        plain.append(rnn_at_top.bytes)
+        rnn_saves.append(saved(partial(_rnn, cell, x, None, ctx.check), [x, *weights]))
+        plain.append(rnn_saves[-1].bytes)
         ckpt.append(saved_bytes(partial(_rnn, cell, x, chunk, ctx.check), [x, *weights]))
         xa = torch.randn(b, t, d, device=ctx.device, requires_grad=True)
         build = partial(_attention, xa, proj, heads, ctx.check)
@@ -194,10 +195,22 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     x = torch.randn(min(chunk, top), b, d, device=ctx.device, requires_grad=True)
     recompute = saved_bytes(lambda: _rnn(cell, x, None, ctx.check), [x, *cell.parameters()])
     growth = math.log(attn[-1] / attn[-2]) / math.log(lengths[-1] / lengths[-2])
+    rnn_at_top = rnn_saves[-1]
+    per_step = _bytes_per_step(rnn_saves[-2:], lengths[-2:], x.element_size())
     scores = b * top * top * 4
     answers = (
-        Answer("rnn_bytes_per_step", "RNN saved bytes per time step (at T)", plain[-1] / top, "B"),
-        Answer("rnn_mib", f"RNN saved for backward at T = {top}", plain[-1] / 2**20, "MiB"),
+        Answer(
+            "rnn_bytes_per_step",
+            "RNN: bytes autograd saves per time step (xₜ and hₜ; slope from T/2 to T)",
+            per_step,
+            "B",
+        ),
+        Answer(
+            "rnn_mib",
+            f"RNN: states h₀ … h[T] saved at T = {top} (beyond inputs and weights)",
+            plain[-1] / 2**20,
+            "MiB",
+        ),
         Answer("checkpoint_mib", f"with checkpointing (chunk {chunk})", ckpt[-1] / 2**20, "MiB"),
         Answer(
             "checkpoint_peak_mib",
@@ -226,9 +239,11 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ("T", "chunk", "RNN (MiB)", "RNN + checkpoint (MiB)", "attention (MiB)"), tuple(rows)
     )
     explanation = (
-        f"BPTT har step ka hidden state backward ke liye rakhta hai: T = {top} par "
-        f"{plain[-1] / 2**20:.1f} MiB, T ke saath linear. Checkpointing (chunk ≈ √T) sirf chunk "
-        f"boundaries rakhta hai: {ckpt[-1] / 2**20:.2f} MiB (+ ek chunk recompute ke waqt). "
+        f"BPTT har step ka input xₜ aur hidden state hₜ backward ke liye rakhta hai "
+        f"({per_step:.0f} B per step). x waise bhi memory mein hai; naye states h₀ … h[T]: "
+        f"T = {top} par {plain[-1] / 2**20:.1f} MiB, T ke saath linear. Checkpointing "
+        f"(chunk ≈ √T) sirf chunk boundaries rakhta hai: {ckpt[-1] / 2**20:.2f} MiB "
+        "(+ ek chunk recompute ke waqt). "
         f"Explicit attention T×T scores rakhta hai: {attn[-1] / 2**20:.1f} MiB, growth exponent "
         f"{growth:.2f} (T² term dominate karta hai jab T ≫ d)."
     )
@@ -245,6 +260,17 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         log_y=True,
     )
     return Outcome(answers, explanation, plot, table)
+
+
+def _bytes_per_step(runs: list[Saved], lengths: list[int], element_size: int) -> float:
+    """What one more time step adds to everything autograd saves, inputs included.
+
+    Each step saves its input x_t and the new state h_t (the next step reads it as h_{t-1}):
+    2·B·d numbers. Taken as the slope between two lengths, so what is saved once per
+    sequence (h_0, the weights) is not spread over the steps.
+    """
+    (short, long), (t_short, t_long) = runs, lengths
+    return (long.elements - short.elements) * element_size / (t_long - t_short)
 
 
 def _counts(key: str, label: str, got: Saved) -> tuple[Answer, ...]:
@@ -271,10 +297,9 @@ EXPERIMENT = Experiment(
     params=PARAMS,
     run=run,
     estimate=estimate,
-    # One float32 B × d hidden state per step is kept for backward (plus a few bytes of
-    # bookkeeping per step, hence the tolerance).
+    # Each step keeps two float32 B × d tensors for backward: its input x_t and its state h_t.
     closed_forms=(
-        ClosedForm("rnn_bytes_per_step", "4*batch_size*hidden_size", rel_tol=0.05, abs_tol=16),
+        ClosedForm("rnn_bytes_per_step", "8*batch_size*hidden_size", rel_tol=1e-12),
         ClosedForm("scores_mib", "4*batch_size*length**2/2**20", rel_tol=1e-12),
         # Each head's softmax output, B × T × T floats, is what softmax and weights·V keep.
         ClosedForm("weights_mib", "4*heads*batch_size*length**2/2**20", rel_tol=1e-12),

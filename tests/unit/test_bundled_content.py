@@ -19,11 +19,12 @@ from studykit.content.model import Claim, Deck, Note
 ROOT = Path(__file__).resolve().parents[2]
 NOTE_FILE = ROOT / "content" / "ai-ml" / "rnn-limitations.yaml"
 DECK_FILE = ROOT / "decks" / "ai-ml" / "rnn-limitations.yaml"
+COMPUTED_FILE = ROOT / "decks" / "ai-ml" / "rnn-limitations-computed.yaml"
 
-# The eight seed flashcards (#flashcards/ai-ml) live on under their ids; the seed's
-# "why no parallelism over time" card duplicated the bottleneck card and was merged into it.
+# The eight seed flashcards (#flashcards/ai-ml) live on under their ids.
 SEED_CARDS = (
     "sequential-bottleneck",
+    "parallelize-over-time",
     "vanishing-gradient-derivation",
     "compression-bottleneck",
     "transformer-speedup",
@@ -31,8 +32,11 @@ SEED_CARDS = (
     "effective-context-formula",
     "self-attention-long-range",
 )
-# Past this many words (maths counted as one) a back holds more than one fact.
-MAX_BACK_WORDS = 50
+# Past this many words on a card, front and back (maths counted as one), it holds more
+# than one fact.
+MAX_CARD_WORDS = 50
+# A front that asks for two things: "…, aur kyun?", "dono formulas", "kaun si do cheezein".
+TWO_THINGS = re.compile(r", aur |\bdono\b|\bdo cheezein\b|\baur kyun\b")
 EXPERIMENTS = frozenset(
     {
         "effective-context",
@@ -56,6 +60,11 @@ def note() -> Note:
 @cache
 def deck() -> Deck:
     return Deck.model_validate(yaml.safe_load(DECK_FILE.read_text(encoding="utf-8")))
+
+
+@cache
+def computed_deck() -> Deck:
+    return Deck.model_validate(yaml.safe_load(COMPUTED_FILE.read_text(encoding="utf-8")))
 
 
 def all_claims() -> list[Claim]:
@@ -159,14 +168,34 @@ def _words_outside_maths(text: str) -> int:
 
 
 def test_cards_hold_one_fact() -> None:
-    """Short backs, and no front that asks two questions ("…, aur kyun?")."""
+    """Short cards, and no front that asks two things ("…, aur kyun?", "dono formulas")."""
+    cards = [*deck().cards, *computed_deck().cards]
     long = {
-        c.id: n for c in deck().cards if (n := _words_outside_maths(c.back or "")) > MAX_BACK_WORDS
+        c.id: n
+        for c in cards
+        if (n := _words_outside_maths(c.front) + _words_outside_maths(c.back or ""))
+        > MAX_CARD_WORDS
     }
     assert long == {}
-    questions = [c for c in deck().cards if c.kind == "basic"]
-    two = [c.id for c in questions if c.front.count("?") > 1 or ", aur " in c.front]
+    questions = [c for c in cards if c.kind != "cloze"]  # a cloze front is a statement
+    two = [c.id for c in questions if c.front.count("?") > 1 or TWO_THINGS.search(c.front)]
     assert two == []
+
+
+def test_each_number_is_drilled_in_one_deck() -> None:
+    """A claim a numeric card reproduces is asked there; a basic card does not cite it too."""
+    drilled = {
+        agreement.claim
+        for card in computed_deck().cards
+        if card.kind == "numeric"
+        for agreement in card.agrees_with
+    }
+    cited = {
+        card.id: sorted(claim for claim in drilled if f"{{claim:{claim}}}" in text)
+        for card in deck().cards
+        if (text := card.front + (card.back or ""))
+    }
+    assert {card_id: claims for card_id, claims in cited.items() if claims} == {}
 
 
 def test_no_card_asks_for_a_measured_number() -> None:

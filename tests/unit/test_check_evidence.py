@@ -122,11 +122,11 @@ PLANTED = {
     ),
     "wrong-example": (
         "{params: {x: 5}, value: 16}",
-        "example at x=5: expected 16 (3 significant figures), the answer gives 15",
+        "example at x=5: expected 16 (±0.5, as written), the answer gives 15",
     ),
     "disagrees-with-claim": (
         "{claim: two-to-ten, params: {n: 10}}",
-        "agrees_with `two-to-ten` at n=10: the claim says 1024 (3 significant figures), "
+        "agrees_with `two-to-ten` at n=10: the claim says 1024 (to 1e-9 relative), "
         "the answer gives 2048",
     ),
     "wrong-expr-example": (
@@ -150,6 +150,13 @@ PLANTED = {
         "bad `defines` expression: attribute access not allowed",
     ),
 }
+# Issue item 5: a card that accepts ±2 from a student still fails an example one unit off,
+# and an answer rounded up where the claim is not; each at its own line.
+GENEROUS = {
+    "value: 45}": "example at gamma=0.9: expected 45 (±0.5, as written), the answer gives 44",
+    "{claim: k-095, params: {gamma: 0.95}}": "agrees_with `k-095` at gamma=0.95: the claim "
+    "says 89.781135 (to 1e-9 relative), the answer gives 90",
+}
 # One card, three odd examples, each reported at its own line.
 ODD_EXAMPLES = {
     "t: 1, x: 2}": "example at T=3, t=1, x=2: `x` is neither a parameter nor a name in the answer",
@@ -166,15 +173,16 @@ def test_planted_evidence_problems_are_reported_at_their_lines() -> None:
     rel = "tests/data/check/evidence/decks/evidence.yaml"
     expected = [(card_id, anchor, text) for card_id, (anchor, text) in PLANTED.items()]
     expected += [("odd-examples", anchor, text) for anchor, text in ODD_EXAMPLES.items()]
+    expected += [("generous-off-by-one", anchor, text) for anchor, text in GENEROUS.items()]
     for card_id, anchor, text in expected:
         where = f"{rel}:{line_with(EVIDENCE_DECK, anchor)}: card {card_id}: {text}"
         assert any(line.startswith(where) for line in lines), (where, lines)
-    assert not any("well-evidenced" in line for line in lines)
+    assert not any("well-evidenced" in line or "own-tolerance" in line for line in lines)
     assert lines[-2] == (
-        "evidence: 9 of 10 computed cards (examples 6, agrees_with 2, defines 2, experiment 1)"
+        "evidence: 11 of 12 computed cards (examples 8, agrees_with 4, defines 2, experiment 1)"
     )
     assert lines[-1] == (
-        f"2 claims, 10 cards checked, 2 equations (2 verified, 0 skipped, 0 wrong), "
+        f"3 claims, 12 cards checked, 3 equations (3 verified, 0 skipped, 0 wrong), "
         f"{len(expected)} problems"
     )
 
@@ -183,10 +191,10 @@ def test_json_counts_the_bundled_cards_with_evidence() -> None:
     result = studykit("check", "--json")
     assert result.returncode == 0, result.stdout
     document = json.loads(result.stdout)
-    assert document["cards_with_evidence"] == document["cards"] == 17
+    assert document["cards_with_evidence"] == document["cards"] == 16
     assert document["evidence"] == {
-        "examples": 17,
-        "agrees_with": 13,
+        "examples": 16,
+        "agrees_with": 12,
         "defines": 1,
         "experiment": 7,  # the PE sin/cos and two memory cards are measured too
     }
@@ -252,6 +260,11 @@ CLAIMS = """\
         (
             "    examples:\n      - {params: {gamma: 0.9}, value: 0.9, expr: gamma}\n",
             "decks/d.yaml:12:9: example #1 of card `c`: give exactly one of `value` or `expr`",
+        ),
+        (
+            "    examples:\n      - {params: {gamma: 0.9}, expr: gamma, tolerance: {abs: 1}}\n",
+            "decks/d.yaml:12:9: example #1 of card `c`: `tolerance` compares `value`; an `expr` "
+            "is compared by sympy",
         ),
         (
             "    examples:\n      - {params: {gamma: 0.9}, expr: gamma}\n",
