@@ -176,7 +176,8 @@ def _bench_workload(settings: Settings) -> None:
 
     with StudySession.open(settings) as session:
         inputs = session.workload_inputs()
-    more = {**inputs, "new": inputs["new"] + 1000}
+    more = inputs.copy()
+    more["new"] = inputs["new"] + 1000
     wider = replace(settings, new_per_day=20, reviews_per_day=9999)
 
     def run() -> int:

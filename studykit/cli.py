@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -23,6 +23,7 @@ from studykit.commands.support import (
     settings_from,
 )
 from studykit.commands.usage import StudykitGroup
+from studykit.core.jsontypes import JsonObject
 from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def review(ctx: click.Context, deck_id: str | None) -> None:
     _run_app(settings, start="review", deck_id=deck_id)
 
 
-def _problem_json(problem: LoadProblem) -> dict[str, Any]:
+def _problem_json(problem: LoadProblem) -> JsonObject:
     return {
         "path": problem.path,
         "line": problem.line,
@@ -94,7 +95,7 @@ def _problem_json(problem: LoadProblem) -> dict[str, Any]:
     }
 
 
-def _deck_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+def _deck_table(rows: Sequence[JsonObject]) -> list[str]:
     from studykit.core.terminal import table_lines
 
     headers = ("ID", "NAME", "NEW", "LEARN", "DUE", "TOTAL")

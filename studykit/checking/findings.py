@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
+from studykit.core.jsontypes import JsonObject
 from studykit.core.terminal import one_line
 
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
@@ -39,7 +40,7 @@ class Problem:
             return one_line(f"{self.path}:{self.line}:{self.column}: {self.message}")
         return one_line(f"{self.path}:{self.line}: {self.kind} {self.subject}: {self.message}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "path": self.path,
             "line": self.line,
@@ -74,7 +75,7 @@ class SkippedEquation:
         where = f"{self.path}:{self.line}"
         return one_line(f"{where}: skipped equation ({self.where}) `{self.tex}`: {self.reason}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         return {
             "path": self.path,
             "line": self.line,
@@ -154,9 +155,9 @@ class Report:
             f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}"
         )
 
-    def to_json(self, *, verbose: bool = False) -> dict[str, Any]:
+    def to_json(self, *, verbose: bool = False) -> JsonObject:
         counts = self.equations
-        document: dict[str, Any] = {
+        document: JsonObject = {
             "ok": not self.problems,
             "claims": self.claims,
             "cards": self.cards,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, check_deck, fail, settings_from
+from studykit.core.jsontypes import JsonObject
 from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ MAX_LIMIT = 100_000
 _STATE_FLAGS = ("new", "due", "suspended", "leech")
 
 
-def card_json(row: CardRow) -> dict[str, Any]:
+def card_json(row: CardRow) -> JsonObject:
     """One card as `--json` prints it (times in UTC ISO 8601, the interval in days)."""
     card = row.card
     origin = card.card.origin

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from studykit.commands.support import EXIT_INTERRUPTED, EXIT_PROBLEM, EXIT_USAGE, fail
+from studykit.core.jsontypes import JsonObject
 from studykit.core.terminal import json_text
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ def experiment() -> None:
     """List and run the live PyTorch experiments."""
 
 
-def _param_json(experiment: Experiment) -> list[dict[str, Any]]:
+def _param_json(experiment: Experiment) -> list[JsonObject]:
     return [
         {
             "name": p.name,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from studykit.commands.support import EXIT_PROBLEM, EXIT_USAGE, fail, settings_from
+from studykit.core.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     from studykit.memory.optimize import Fit
@@ -88,9 +89,7 @@ def _num(value: float) -> float | None:
     return None if math.isnan(value) else round(value, 6)
 
 
-def _fit_document(
-    fit: Fit, *, deck_id: str | None, applied: bool, moved: int | None
-) -> dict[str, Any]:
+def _fit_document(fit: Fit, *, deck_id: str | None, applied: bool, moved: int | None) -> JsonObject:
     return {
         "deck": deck_id,
         "parameters": [round(w, 6) for w in fit.parameters],

@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +18,7 @@ from studykit.core.terminal import json_text, terminal_safe
 
 if TYPE_CHECKING:
     from studykit.sync.account import SyncPaths
+    from studykit.sync.status import SyncStatus
 
 
 def _paths(ctx: click.Context) -> SyncPaths:
@@ -172,11 +173,12 @@ def status(ctx: click.Context, as_json: bool) -> None:
     click.echo("\n".join(_status_lines(found)))
 
 
-def _status_lines(found: dict[str, Any]) -> list[str]:
+def _status_lines(found: SyncStatus) -> list[str]:
     if found["account"] is None:
         return ["Not logged in: `studykit sync login` (AnkiWeb) or `--endpoint URL`."]
     lines = [
-        f"Logged in to {terminal_safe(found['server'])} as {terminal_safe(found['username'])}."
+        f"Logged in to {terminal_safe(found['server'] or '')} as "
+        f"{terminal_safe(found['username'] or '')}."
     ]
     lines.append(f"Mirror collection: {found['mirror']} ({found['notes']} studykit notes).")
     last = found["last"]

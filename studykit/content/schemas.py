@@ -10,9 +10,10 @@ together (a numeric card needs `answer`, …) stay with the loader and `studykit
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Literal
 
 from studykit.content.model import Deck, Note
+from studykit.core.jsontypes import JsonObject
 
 SchemaKind = Literal["deck", "note"]
 KINDS: tuple[SchemaKind, ...] = ("deck", "note")
@@ -31,7 +32,7 @@ def modeline(kind: SchemaKind, depth: int) -> str:
     return f"# yaml-language-server: $schema={'../' * depth}{schema_file(kind)}"
 
 
-def build_schema(kind: SchemaKind) -> dict[str, Any]:
+def build_schema(kind: SchemaKind) -> JsonObject:
     """The JSON Schema (draft 2020-12) of a `kind` file, from its pydantic model."""
     model = Deck if kind == "deck" else Note
     body = model.model_json_schema(mode="validation")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal
+
+from studykit.core.jsontypes import JsonObject
 
 # The errors live apart (settings name them without this contract); importable from here too.
 from studykit.experiments.errors import Cancelled as Cancelled
@@ -15,6 +18,10 @@ from studykit.experiments.errors import ExperimentFailed as ExperimentFailed
 from studykit.experiments.errors import ParamError as ParamError
 from studykit.experiments.errors import TorchMissing as TorchMissing
 from studykit.experiments.errors import UnknownExperiment as UnknownExperiment
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler, TypeAdapter
+    from pydantic_core import CoreSchema
 
 ParamKind = Literal["float", "int", "bool", "choice"]
 Value = float | int | bool | str
@@ -83,13 +90,45 @@ class RunContext:
             self.progress(min(1.0, max(0.0, fraction)), message)
 
 
+def _json_number(value: float | int | str) -> float | int | str:
+    """JSON has no inf/nan: write them as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _from_json_number(value: object) -> object:
+    if value in ("inf", "-inf", "nan"):
+        return float(str(value))
+    return value
+
+
+class _InfNanAsText:
+    """Pydantic metadata for a number in a result: inf and nan travel as "inf", "-inf", "nan"
+    (the JSON of every cached result says so)."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_before_validator_function(
+            _from_json_number,
+            handler(source),
+            serialization=core_schema.plain_serializer_function_ser_schema(_json_number),
+        )
+
+
+Number = Annotated[float | int | str, _InfNanAsText]
+Measured = Annotated[float, _InfNanAsText]
+
+
 @dataclass(frozen=True)
 class Answer:
     """A named number the experiment measured (with its unit where it has one)."""
 
     key: str
     label: str
-    value: float | int | str
+    value: Number
     unit: str = ""
 
     def text(self) -> str:
@@ -114,7 +153,7 @@ class Series:
 
     label: str
     x: tuple[float, ...]
-    y: tuple[float, ...]
+    y: tuple[Measured, ...]
 
 
 @dataclass(frozen=True)
@@ -170,96 +209,33 @@ class Result:
         known = ", ".join(a.key for a in self.outcome.answers)
         raise KeyError(f"no answer {key!r}; answers: {known}")
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (the cache and `--json` both use it)."""
-        out = self.outcome
-        return {
-            "name": self.name,
-            "params": dict(self.params),
-            "seed": self.seed,
-            "device": self.device,
-            "torch_version": self.torch_version,
-            "machine": self.machine,
-            "elapsed_s": self.elapsed_s,
-            "peak_bytes": self.peak_bytes,
-            "answers": [
-                {"key": a.key, "label": a.label, "value": _json_number(a.value), "unit": a.unit}
-                for a in out.answers
-            ],
-            "explanation": out.explanation,
-            "plot": None
-            if out.plot is None
-            else {
-                "title": out.plot.title,
-                "x_label": out.plot.x_label,
-                "y_label": out.plot.y_label,
-                "log_y": out.plot.log_y,
-                "series": [
-                    {"label": s.label, "x": list(s.x), "y": [_json_number(v) for v in s.y]}
-                    for s in out.plot.series
-                ],
-            },
-            "table": None
-            if out.table is None
-            else {"headers": list(out.table.headers), "rows": [list(r) for r in out.table.rows]},
-        }
+    def to_json(self) -> JsonObject:
+        """A JSON-ready dict (the cache and `--json` both use it): the outcome's fields at the
+        top level, inf and nan as strings, `cached` left out."""
+        document: JsonObject = _result_adapter().dump_python(self, mode="json", exclude={"cached"})
+        document.update(document.pop("outcome"))
+        return document
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], *, cached: bool = False) -> Result:
-        """The inverse of `to_json`."""
-        plot = data.get("plot")
-        table = data.get("table")
-        outcome = Outcome(
-            answers=tuple(
-                Answer(a["key"], a["label"], _from_json_number(a["value"]), a.get("unit", ""))
-                for a in data["answers"]
-            ),
-            explanation=data["explanation"],
-            plot=None
-            if plot is None
-            else Plot(
-                title=plot["title"],
-                x_label=plot["x_label"],
-                y_label=plot["y_label"],
-                log_y=bool(plot["log_y"]),
-                series=tuple(
-                    Series(
-                        s["label"],
-                        tuple(float(v) for v in s["x"]),
-                        tuple(float(_from_json_number(v)) for v in s["y"]),
-                    )
-                    for s in plot["series"]
-                ),
-            ),
-            table=None
-            if table is None
-            else Table(tuple(table["headers"]), tuple(tuple(r) for r in table["rows"])),
-        )
-        return cls(
-            name=data["name"],
-            params=dict(data["params"]),
-            seed=int(data["seed"]),
-            device=data["device"],
-            torch_version=data["torch_version"],
-            machine=data.get("machine", ""),
-            elapsed_s=float(data["elapsed_s"]),
-            outcome=outcome,
-            cached=cached,
-            peak_bytes=int(data.get("peak_bytes", 0)),
-        )
+    def from_json(cls, data: Mapping[str, object], *, cached: bool = False) -> Result:
+        """The inverse of `to_json`; a ValueError (pydantic's ValidationError) names what is
+        missing or malformed. Unknown keys are ignored."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a result is a JSON object, not {type(data).__name__}")
+        fields = {key: value for key, value in data.items() if key not in _OUTCOME_KEYS}
+        outcome = {key: data[key] for key in _OUTCOME_KEYS if key in data}
+        return _result_adapter().validate_python({**fields, "outcome": outcome, "cached": cached})
 
 
-def _json_number(value: float | int | str) -> float | int | str:
-    """JSON has no inf/nan: write them as strings."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
+_OUTCOME_KEYS: Final = ("answers", "explanation", "plot", "table")
 
 
-def _from_json_number(value: float | int | str) -> float | int | str:
-    if value in ("inf", "-inf", "nan"):
-        return float(value)
-    return value
+@functools.cache
+def _result_adapter() -> TypeAdapter[Result]:
+    # Built on first use: pydantic and the schema stay off the import of this contract.
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(Result)
 
 
 RunFn = Callable[[Params, RunContext], Outcome]

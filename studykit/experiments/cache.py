@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
+from studykit.core.jsontypes import JsonObject
 from studykit.experiments.availability import device_without_torch
-from studykit.experiments.base import DEFAULT_SEED, CancelFn, Experiment, ProgressFn, Result
+from studykit.experiments.base import (
+    DEFAULT_SEED,
+    CancelFn,
+    Experiment,
+    Params,
+    ProgressFn,
+    Result,
+)
 from studykit.experiments.budget import Budget
 from studykit.experiments.device import torch_version
 from studykit.experiments.runner import prepare, run_experiment
@@ -16,10 +24,10 @@ class ExperimentCache(Protocol):
     """What the cache needs from the session (StudySession provides it)."""
 
     def cached_experiment(
-        self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
-    ) -> dict[str, Any] | None: ...
+        self, *, name: str, params: Params, seed: int, device: str, torch_version: str
+    ) -> JsonObject | None: ...
 
-    def store_experiment(self, result: dict[str, Any]) -> None: ...
+    def store_experiment(self, result: JsonObject) -> None: ...
 
 
 Runner = Callable[..., Result]
@@ -33,7 +41,9 @@ def lookup(
     device: str = "auto",
     seed: int = DEFAULT_SEED,
 ) -> Result | None:
-    """The cached result for these inputs (parameters checked first), or None."""
+    """The cached result for these inputs (parameters checked first), or None; a stored row
+    that no longer reads as a Result (a field missing or of the wrong type) is a miss, so
+    `run_cached` runs again and replaces it."""
     found, values = prepare(experiment, params, device)
     chosen = device_without_torch(device)
     stored = cache.cached_experiment(
@@ -43,7 +53,12 @@ def lookup(
         device=chosen,
         torch_version=torch_version(),
     )
-    return None if stored is None else Result.from_json(stored, cached=True)
+    if stored is None:
+        return None
+    try:
+        return Result.from_json(stored, cached=True)
+    except ValueError:
+        return None
 
 
 def run_cached(

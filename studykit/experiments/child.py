@@ -7,18 +7,27 @@ result or an error) on the stdout it was given. A closed stdin means the parent 
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import signal
 import sys
 import threading
 import traceback
+from dataclasses import replace
 from typing import Any, BinaryIO, Final
 
 from studykit.experiments import fences
-from studykit.experiments.base import ExperimentError, ExperimentFailed, RunFn
+from studykit.experiments.base import ExperimentError, ExperimentFailed, Result, RunFn
 from studykit.experiments.budget import RAISE_HINT, LimitExceeded, describe_bytes
-from studykit.experiments.protocol import CANCEL, MAX_LINE, Request, error_message
+from studykit.experiments.protocol import (
+    CANCEL,
+    MAX_LINE,
+    Failed,
+    Finished,
+    Progress,
+    Request,
+    encode,
+    error_message,
+)
 
 EXIT_ERROR: Final = 1
 EXIT_ORPHANED: Final = 3
@@ -41,9 +50,9 @@ class Channel:
         self._file: BinaryIO = os.fdopen(fd, "wb", buffering=0)
         self._lock = threading.Lock()
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Progress | Finished | Failed) -> None:
         """Write one JSON line."""
-        data = (json.dumps(message) + "\n").encode()
+        data = encode(message)
         with self._lock:
             self._file.write(data)
 
@@ -73,8 +82,8 @@ def _memory_error(error: BaseException) -> bool:
     return isinstance(cause, MemoryError) or any(w in str(cause) for w in _MEMORY_WORDS)
 
 
-def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[str, Any]:
-    """Load torch and the run function, set the limits, run, and return the Result as JSON."""
+def serve(request: Request, channel: Channel, cancel: threading.Event) -> Result:
+    """Load torch and the run function, set the limits, run, and return the Result."""
     from studykit.experiments.device import load_torch, resolve_device
     from studykit.experiments.runner import execute
 
@@ -107,7 +116,7 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
             request.params,
             device=device,
             seed=request.seed,
-            progress=lambda fraction, text: channel.send({"progress": [fraction, text]}),
+            progress=lambda fraction, text: channel.send(Progress(progress=(fraction, text))),
             cancelled=cancel.is_set,
         )
     except Exception as error:
@@ -117,7 +126,7 @@ def serve(request: Request, channel: Channel, cancel: threading.Event) -> dict[s
             f"{request.name} ran out of its memory budget of {where} and was stopped; "
             f"lower its parameters or {RAISE_HINT}"
         ) from error
-    return {**result.to_json(), "peak_bytes": fences.peak_resident_bytes()}
+    return replace(result, peak_bytes=fences.peak_resident_bytes())
 
 
 def _watch_memory(request: Request, channel: Channel) -> None:
@@ -165,7 +174,8 @@ def main(argv: list[str]) -> int:
     cancel = threading.Event()
     threading.Thread(target=_watch_parent, args=(cancel,), daemon=True).start()
     try:
-        channel.send({"result": serve(Request.decode(line), channel, cancel)})
+        result = serve(Request.decode(line), channel, cancel)
+        channel.send(Finished(result=result.to_json()))
     except ExperimentError as error:
         channel.send(error_message(error))
         return EXIT_ERROR

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import select
 import signal
@@ -13,12 +12,24 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Final
+
+from pydantic import ValidationError
 
 import studykit
-from studykit.experiments.base import CancelFn, Cancelled, ExperimentFailed, ProgressFn
+from studykit.experiments.base import CancelFn, Cancelled, ExperimentFailed, ProgressFn, Result
 from studykit.experiments.budget import RAISE_HINT, LimitExceeded, describe_bytes
-from studykit.experiments.protocol import CANCEL, MAX_LINE, Request, error_from
+from studykit.experiments.protocol import (
+    CANCEL,
+    MAX_LINE,
+    Failed,
+    Finished,
+    Progress,
+    Request,
+    decode,
+    error_from,
+    first_problem,
+)
 
 STARTUP_ALLOWANCE_S: Final = 30.0  # `import torch` on a busy 2-core machine, with room to spare
 REPORT_GRACE_S: Final = 2.0  # for the child's own wall clock to report before ours fires
@@ -116,8 +127,8 @@ def run_child(
     *,
     progress: ProgressFn | None = None,
     cancelled: CancelFn | None = None,
-) -> dict[str, Any]:
-    """Run `request` in the spare child or a new one; its Result as JSON, or its error."""
+) -> Result:
+    """Run `request` in the spare child or a new one; its Result, or its error."""
     child = _take_spare_or_spawn()
     try:
         return _Relay(child, replace(request, sys_path=list(sys.path)), progress, cancelled).run()
@@ -141,12 +152,12 @@ class _Relay:
         self.cancelled = cancelled
         self.pending = bytearray()
         self.errors = bytearray()
-        self.outcome: dict[str, Any] | None = None
+        self.outcome: Result | Failed | None = None
         allowance = STARTUP_ALLOWANCE_S + request.budget_seconds + REPORT_GRACE_S
         self.allowance = allowance
         self.deadline = time.monotonic() + allowance
 
-    def run(self) -> dict[str, Any]:
+    def run(self) -> Result:
         """Relay until the child closes its output, then read what it said."""
         assert self.child.stdin is not None and self.child.stdout is not None
         assert self.child.stderr is not None
@@ -201,29 +212,41 @@ class _Relay:
             self._message(bytes(line))
 
     def _message(self, line: bytes) -> None:
+        name = self.request.name
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = decode(line)
+        except ValidationError as error:
+            if error.errors()[0]["type"] != "json_invalid":
+                raise ExperimentFailed(
+                    f"{name}: unexpected message {line[:120]!r} ({first_problem(error)})"
+                ) from None
             raise ExperimentFailed(
-                f"{self.request.name}: the experiment process sent an unreadable line: "
-                f"{line[:120]!r}"
+                f"{name}: the experiment process sent an unreadable line: {line[:120]!r}"
             ) from None
-        if isinstance(message, dict) and "progress" in message:
-            fraction, text = message["progress"]
+        if isinstance(message, Progress):
+            fraction, text = message.progress
             if self.progress is not None:
-                self.progress(float(fraction), str(text))
+                self.progress(fraction, text)
             self._check_cancel()
-        elif isinstance(message, dict) and ("result" in message or "error" in message):
-            self.outcome = message
+        elif isinstance(message, Finished):
+            self.outcome = self._result(message)
         else:
-            raise ExperimentFailed(f"{self.request.name}: unexpected message {line[:120]!r}")
+            self.outcome = message
 
-    def _verdict(self) -> dict[str, Any]:
-        if self.outcome is not None and "result" in self.outcome:
-            result: dict[str, Any] = self.outcome["result"]
-            return result
+    def _result(self, message: Finished) -> Result:
+        try:
+            return Result.from_json(message.result)
+        except ValueError as error:
+            why = first_problem(error) if isinstance(error, ValidationError) else str(error)
+            raise ExperimentFailed(
+                f"{self.request.name}: the experiment process sent a malformed result ({why})"
+            ) from None
+
+    def _verdict(self) -> Result:
+        if isinstance(self.outcome, Result):
+            return self.outcome
         if self.outcome is not None:
-            raise error_from(self.outcome["error"])
+            raise error_from(self.outcome.error)
         raise ExperimentFailed(self._death())
 
     def _death(self) -> str:

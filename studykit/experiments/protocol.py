@@ -1,12 +1,19 @@
-"""What the parent and the child of a run say to each other: one JSON object per line."""
+"""What the parent and the child of a run say to each other: one JSON object per line.
+
+The child's lines are a union told apart by their one key: `{"progress": [fraction, text]}`,
+`{"result": {...}}` (a Result's JSON) or `{"error": {"kind": ..., "message": ...}}`.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Annotated, Final
 
+from pydantic import BaseModel, ConfigDict, Discriminator, Tag, TypeAdapter, ValidationError
+
+from studykit.core.jsontypes import JsonObject
 from studykit.experiments.base import (
     Cancelled,
     DeviceUnavailable,
@@ -42,8 +49,73 @@ class Request:
 
     @classmethod
     def decode(cls, line: bytes) -> Request:
-        """The inverse of `encode`."""
-        return cls(**json.loads(line))
+        """The inverse of `encode` (a ValidationError names a field of the wrong shape)."""
+        return _REQUEST.validate_json(line)
+
+
+_REQUEST: Final = TypeAdapter(Request)
+
+
+class Progress(BaseModel):
+    """How far the run is (0..1), and what it is doing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    progress: tuple[float, str]
+
+
+class Finished(BaseModel):
+    """The run's Result as JSON (`Result.to_json`; the parent reads it with `from_json`)."""
+
+    # A plot's x may hold inf: written as `json.dumps` writes it, so the parent reads it back.
+    model_config = ConfigDict(frozen=True, extra="forbid", ser_json_inf_nan="constants")
+    result: JsonObject
+
+
+class ErrorBody(BaseModel):
+    """An error the child caught: its kind on the wire (see `_KINDS`) and its one line."""
+
+    model_config = ConfigDict(frozen=True)
+    kind: str
+    message: str = ""
+
+
+class Failed(BaseModel):
+    """The run ended in an error."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    error: ErrorBody
+
+
+def _key(message: object) -> str | None:
+    if isinstance(message, dict) and len(message) == 1:
+        return str(next(iter(message)))
+    return None
+
+
+Message = Annotated[
+    Annotated[Progress, Tag("progress")]
+    | Annotated[Finished, Tag("result")]
+    | Annotated[Failed, Tag("error")],
+    Discriminator(_key),
+]
+_MESSAGE: Final = TypeAdapter[Message](Message)
+
+
+def encode(message: Progress | Finished | Failed) -> bytes:
+    """One line of JSON."""
+    return message.model_dump_json().encode() + b"\n"
+
+
+def decode(line: bytes) -> Progress | Finished | Failed:
+    """A line from the child; ValueError (ValidationError for a wrong shape) when it is none."""
+    return _MESSAGE.validate_json(line)
+
+
+def first_problem(error: ValidationError) -> str:
+    """The first thing wrong with a message, in one line."""
+    problem = error.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in problem["loc"])
+    return f"{where}: {problem['msg']}" if where else str(problem["msg"])
 
 
 def target_of(experiment: Experiment) -> str | None:
@@ -69,20 +141,17 @@ _KINDS: Final[dict[str, type[ExperimentError]]] = {
 }
 
 
-def error_message(error: ExperimentError) -> dict[str, Any]:
+def error_message(error: ExperimentError) -> Failed:
     """The message the child sends for an error it caught."""
     if isinstance(error, TorchMissing):
         kind = "torch"
     else:
         kind = next((k for k, c in _KINDS.items() if isinstance(error, c)), "failed")
-    return {"error": {"kind": kind, "message": str(error)}}
+    return Failed(error=ErrorBody(kind=kind, message=str(error)))
 
 
-def error_from(message: Any) -> ExperimentError:
-    """The exception for an error message from the child."""
-    if not isinstance(message, dict):
-        return ExperimentFailed(f"the experiment process sent a malformed error: {message!r:.200}")
-    kind, text = message.get("kind"), str(message.get("message", ""))
-    if kind == "torch":
+def error_from(body: ErrorBody) -> ExperimentError:
+    """The exception for an error message from the child (an unknown kind: ExperimentFailed)."""
+    if body.kind == "torch":
         return TorchMissing()
-    return _KINDS.get(str(kind), ExperimentFailed)(text)
+    return _KINDS.get(body.kind, ExperimentFailed)(body.message)

@@ -95,7 +95,7 @@ def run_experiment(
         budget_bytes=limits.bytes,
         budget_seconds=limits.seconds,
     )
-    return Result.from_json(run_child(request, progress=progress, cancelled=cancelled))
+    return run_child(request, progress=progress, cancelled=cancelled)
 
 
 def run_in_process(

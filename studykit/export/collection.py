@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
 
+from studykit.core.jsontypes import JsonObject
 from studykit.export.history import ExportSource, ScheduleRef, Scheduling
 from studykit.export.plan import PlannedDeck, PlannedNote
 from studykit.export.presets import DeckOptions, preset_id, preset_json
@@ -31,9 +31,9 @@ _DECAY_INDEX = 20
 _DEFAULT_DECAY = 0.1542
 
 
-def _json_column(cursor: sqlite3.Cursor, column: str) -> dict[str, Any]:
+def _json_column(cursor: sqlite3.Cursor, column: str) -> JsonObject:
     (text,) = cursor.execute(f"SELECT {column} FROM col").fetchone()
-    value: dict[str, Any] = json.loads(text)
+    value: JsonObject = json.loads(text)
     return value
 
 

@@ -11,10 +11,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from studykit.content.model import Deck
 from studykit.core.config import Settings
+from studykit.core.jsontypes import JsonObject
 
 FSRS6_PARAMETERS = 21
 
@@ -67,7 +67,7 @@ def _minutes(steps: Sequence[timedelta]) -> list[float]:
     return [step.total_seconds() / 60 for step in steps]
 
 
-def preset_json(options: DeckOptions, *, preset: int, name: str, mod: int) -> dict[str, Any]:
+def preset_json(options: DeckOptions, *, preset: int, name: str, mod: int) -> JsonObject:
     """The legacy `dconf` entry of one preset, FSRS on with our retention and parameters."""
     params = list(options.fsrs_parameters)
     return {

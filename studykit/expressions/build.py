@@ -52,7 +52,7 @@ class Builder:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.sp = sympy_module()
-        self.bound: dict[str, Any] = {}
+        self.bound: dict[str, object] = {}  # sympy symbols of the sums being built
 
     def node(self, node: ast.expr) -> Any:
         """The sympy object for `node`; a number past the bounds is an ExpressionError here."""

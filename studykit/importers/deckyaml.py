@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import yaml
 
 from studykit.core.errors import StudykitError
+from studykit.core.jsontypes import JsonObject
 from studykit.importers.deckfiles import with_header
 from studykit.importers.decks import ImportedDeck
 
@@ -32,11 +32,11 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _text)
 
 
-def deck_document(deck: ImportedDeck, source_name: str) -> dict[str, Any]:
+def deck_document(deck: ImportedDeck, source_name: str) -> JsonObject:
     """The deck as plain data, in the field order of our deck files."""
-    cards: list[dict[str, Any]] = []
+    cards: list[JsonObject] = []
     for card in deck.cards:
-        entry: dict[str, Any] = {"id": card.id}
+        entry: JsonObject = {"id": card.id}
         if card.kind != "basic":
             entry["kind"] = card.kind
         entry["front"] = card.front

@@ -12,6 +12,7 @@ from studykit.memory.advice import readiness
 from studykit.memory.metrics import calibration, predict
 
 if TYPE_CHECKING:
+    from studykit.srs.shapes import MemoryModel
     from studykit.study.session import StudySession
 
 __all__ = ["MAX_PANEL_REVIEWS", "memory_panel_lines"]
@@ -24,7 +25,7 @@ _PANEL_RETENTIONS = tuple(round(0.70 + 0.03 * i, 2) for i in range(10))  # .70 .
 _PANEL_DAYS = 180
 
 
-def _model_line(model: dict[str, object] | None) -> str:
+def _model_line(model: MemoryModel | None) -> str:
     if model is None:
         return "Memory model: FSRS defaults"
     loss, rmse = model["log_loss"], model["rmse"]

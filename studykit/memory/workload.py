@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -12,6 +11,7 @@ from studykit.core.config import Settings
 from studykit.core.easydays import NORMAL_WEEK, WEEKDAYS, describe
 from studykit.srs.balance import MAX_BALANCED_DAYS, pick_day, spread
 from studykit.srs.scheduler import fuzz_range
+from studykit.srs.shapes import WorkloadInputs
 
 __all__ = [
     "MAX_CARDS",
@@ -249,7 +249,7 @@ def simulate_workload(
 
 def curve(
     parameters: Sequence[float],
-    inputs: dict[str, Any],
+    inputs: WorkloadInputs,
     settings: Settings,
     *,
     days: int,

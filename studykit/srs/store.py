@@ -5,13 +5,14 @@ write is one committed transaction (srs/database.py)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from fsrs import Rating, State
 
+from studykit.core.jsontypes import JsonObject
 from studykit.srs.ankilinks import AnkiLinks
 from studykit.srs.database import StoreError
 from studykit.srs.records import (
@@ -25,6 +26,7 @@ from studykit.srs.records import (
     to_us,
 )
 from studykit.srs.schema import LATEST_VERSION, MIGRATIONS, Migration
+from studykit.srs.shapes import MemoryModel
 from studykit.srs.writes import (
     SELECT_STATE,
     UPSERT_STATE,
@@ -341,7 +343,7 @@ class Store(AnkiLinks):
         rows = self._query(f"SELECT count(*) FROM review_log WHERE {COUNTS_AS_ANSWER}")
         return int(rows[0][0])
 
-    def memory_models(self) -> dict[str, dict[str, Any]]:
+    def memory_models(self) -> dict[str, MemoryModel]:
         """Stored parameters per scope ('' global, else a deck id), with how they were fitted."""
         rows = self._query(
             "SELECT scope, parameters_json, fitted_at_us, reviews, cards, log_loss, rmse "
@@ -392,11 +394,11 @@ class Store(AnkiLinks):
         self,
         *,
         name: str,
-        params: dict[str, Any],
+        params: Mapping[str, object],
         seed: int,
         device: str,
         torch_version: str,
-        result: dict[str, Any],
+        result: JsonObject,
         created_at: datetime,
     ) -> None:
         """Cache one experiment result (replacing an older one with the same inputs)."""
@@ -421,9 +423,10 @@ class Store(AnkiLinks):
         return int(count), int(newest or 0)
 
     def experiment_result(
-        self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
-    ) -> dict[str, Any] | None:
-        """A cached result for exactly these inputs, if any."""
+        self, *, name: str, params: Mapping[str, object], seed: int, device: str, torch_version: str
+    ) -> JsonObject | None:
+        """A cached result for exactly these inputs, if any (as stored: the experiments' own
+        `Result.from_json` checks it)."""
         rows = self._query(
             "SELECT result_json FROM experiment_cache WHERE name = ? AND params_json = ? "
             "AND seed = ? AND device = ? AND torch_version = ?",
@@ -431,5 +434,5 @@ class Store(AnkiLinks):
         )
         if not rows:
             return None
-        result: dict[str, Any] = json.loads(rows[0][0])
-        return result
+        result = json.loads(rows[0][0])
+        return result if isinstance(result, dict) else None

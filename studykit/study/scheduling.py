@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime, tzinfo
-from typing import Any
 
 from studykit.core.config import Settings
 from studykit.srs.balance import Balancer, day_balancer
 from studykit.srs.decks import ScheduledDeck
 from studykit.srs.replay import replayed_state
 from studykit.srs.scheduler import Scheduler
+from studykit.srs.shapes import MemoryModel, WorkloadInputs
 from studykit.srs.store import Store
 from studykit.study.decks import LoadedDecks
 
@@ -41,7 +41,7 @@ class Scheduling:
         self._study_day = study_day
         self._tz = tz
         self._schedulers: dict[tuple[float, tuple[float, ...] | None], Scheduler] = {}
-        self._models: dict[str, dict[str, Any]] | None = None  # memory_model rows, read lazily
+        self._models: dict[str, MemoryModel] | None = None  # memory_model rows, read lazily
 
     def scheduler(self, deck: ScheduledDeck) -> Scheduler:
         """The scheduler of a deck: its desired retention and its nearest memory model."""
@@ -75,15 +75,15 @@ class Scheduling:
             even=settings.load_balancer,
         )
 
-    def _stored(self) -> dict[str, dict[str, Any]]:
+    def _stored(self) -> dict[str, MemoryModel]:
         if self._models is None:
             self._models = self._store.memory_models()
         return self._models
 
-    def model_for(self, deck: ScheduledDeck) -> dict[str, Any] | None:
+    def model_for(self, deck: ScheduledDeck) -> MemoryModel | None:
         """The stored model of the nearest deck (itself or a parent deck), else the global one."""
         models = self._stored()
-        best: tuple[int, dict[str, Any]] | None = None
+        best: tuple[int, MemoryModel] | None = None
         for scope, model in models.items():
             owner = self._decks.outlines.get(scope)
             deeper = owner is not None and (best is None or len(owner.name) > best[0])
@@ -91,7 +91,7 @@ class Scheduling:
                 best = (len(owner.name), model)
         return best[1] if best is not None else models.get("")
 
-    def memory_model(self, deck_id: str | None = None) -> dict[str, Any] | None:
+    def memory_model(self, deck_id: str | None = None) -> MemoryModel | None:
         """The stored model a deck (or, with None, the collection) is scheduled with, if any."""
         if deck_id is not None:
             return self.model_for(self._decks.index(deck_id).deck)
@@ -144,12 +144,17 @@ class Scheduling:
         store.put_states(moved)
         return len(moved)
 
-    def workload_inputs(self) -> dict[str, Any]:
+    def workload_inputs(self) -> WorkloadInputs:
         """Loaded, unsuspended cards: how many are new; S, D, days since review, days to due
         (negative when overdue) and lapses of the rest."""
         now = self._now()
         states = {state.key: state for state in self._store.load_states()}
-        new, stability, difficulty, elapsed, due_in, lapses = 0, [], [], [], [], []
+        new = 0
+        stability: list[float] = []
+        difficulty: list[float] = []
+        elapsed: list[float] = []
+        due_in: list[float] = []
+        lapses: list[int] = []
         for index in self._decks.all():
             for pos in range(index.total):
                 state = states.get(index.key(pos))

@@ -13,15 +13,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from studykit.content.loading import Library, load_library
 from studykit.content.loading.outline import DeckOutline
 from studykit.core.config import Settings
+from studykit.core.jsontypes import JsonObject
 from studykit.srs import studyday
 from studykit.srs.lock import describe, other_sessions
 from studykit.srs.records import Answer, CardState, to_us
 from studykit.srs.scheduler import Rating, ensure_utc, utc_now
+from studykit.srs.shapes import MemoryModel, WorkloadInputs
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs
 from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
@@ -355,7 +357,7 @@ class StudySession:
         return self.store.review_count() > 0
 
     @synchronized
-    def memory_model(self, deck_id: str | None = None) -> dict[str, Any] | None:
+    def memory_model(self, deck_id: str | None = None) -> MemoryModel | None:
         """The stored model a deck (or, with None, the collection) is scheduled with, if any."""
         return self.scheduling.memory_model(deck_id)
 
@@ -381,24 +383,23 @@ class StudySession:
         return self.scheduling.reschedule(deck_id)
 
     @synchronized
-    def workload_inputs(self) -> dict[str, Any]:
-        """Loaded, unsuspended cards: how many are new; S, D, days since review, days to due
-        (negative when overdue) and lapses of the rest."""
+    def workload_inputs(self) -> WorkloadInputs:
+        """The loaded cards the workload simulation starts from (see `WorkloadInputs`)."""
         return self.scheduling.workload_inputs()
 
     # -- experiment cache ------------------------------------------------------------------
 
     @synchronized
     def cached_experiment(
-        self, *, name: str, params: dict[str, Any], seed: int, device: str, torch_version: str
-    ) -> dict[str, Any] | None:
+        self, *, name: str, params: Mapping[str, object], seed: int, device: str, torch_version: str
+    ) -> JsonObject | None:
         """A cached experiment result (as stored JSON) for exactly these inputs, if any."""
         return self.store.experiment_result(
             name=name, params=params, seed=seed, device=device, torch_version=torch_version
         )
 
     @synchronized
-    def store_experiment(self, result: dict[str, Any]) -> None:
+    def store_experiment(self, result: JsonObject) -> None:
         """Cache an experiment result; its name, params, seed, device and torch version key it."""
         self.store.put_experiment_result(
             name=result["name"],

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import studykit
 from studykit.content.loading.library import yaml_files
+from studykit.core.jsontypes import JsonObject
 from studykit.export.presets import FSRS6_PARAMETERS, deck_options, preset_id
 from studykit.sync.remote import model_ids, note_ids
 from studykit.sync.state import Conflict, HeldNote, SyncState, field_hashes
@@ -73,7 +74,7 @@ def content_key(session: StudySession, keep_out: dict[str, str]) -> str:
         for path, rel in yaml_files(library.root, folder, problems)
     ]
     settings = session.settings
-    material: dict[str, Any] = {
+    material: JsonObject = {
         "version": studykit.__version__,
         "variants": VARIANTS,
         "root": str(library.root),

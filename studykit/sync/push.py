@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from studykit.core.jsontypes import JsonObject
 from studykit.export.schedule import (
     CARD_LEARN,
     CARD_NEW,
@@ -148,7 +149,7 @@ def _options(session: StudySession, deck_id: str) -> tuple[int, int, float, floa
     )
 
 
-def _data(old: str) -> dict[str, Any]:
+def _data(old: str) -> JsonObject:
     try:
         value = json.loads(old) if old else {}
     except ValueError:
@@ -162,7 +163,7 @@ def _target(
     card: RemoteCard,
     days: AnkiDays,
     options: dict[str, tuple[int, int, float, float]],
-) -> tuple[int, int, int, int, int, int, int, int, dict[str, Any]]:
+) -> tuple[int, int, int, int, int, int, int, int, JsonObject]:
     """The card row's schedule columns for `state` (data as a dict, other keys kept)."""
     now = session.now()
     if state.deck_id not in options:
@@ -204,7 +205,7 @@ def _target(
     )
 
 
-def _current(card: RemoteCard) -> tuple[int, int, int, int, int, int, int, int, dict[str, Any]]:
+def _current(card: RemoteCard) -> tuple[int, int, int, int, int, int, int, int, JsonObject]:
     return (
         card.type,
         card.queue,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from studykit.core.jsontypes import JsonObject
 from studykit.core.terminal import terminal_safe
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ class SyncReport:
     """What went wrong with the media sync, if anything."""
     server_message: str = ""
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> JsonObject:
         """The report as one JSON object."""
         return asdict(self)
 

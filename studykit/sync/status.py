@@ -3,9 +3,10 @@ what the server says (one cheap request)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
-from studykit.sync.account import SyncPaths, read_key
+from studykit.core.jsontypes import JsonObject
+from studykit.sync.account import SyncKey, SyncPaths, read_key
 from studykit.sync.errors import SyncFailed
 from studykit.sync.report import ConflictLine, conflict_line
 from studykit.sync.state import open_state
@@ -16,13 +17,29 @@ if TYPE_CHECKING:
 _SERVER = {0: "up to date", 1: "changes waiting: run `studykit sync`", 2: "a full sync is due"}
 
 
-def sync_status(settings: Settings, paths: SyncPaths) -> dict[str, Any]:
+class SyncStatus(TypedDict):
+    """What `sync status` shows (and prints with --json)."""
+
+    account: str | None
+    server: str | None
+    username: str | None
+    mirror: str
+    notes: int
+    last: JsonObject | None  # the last sync's report, with its time under "at"
+    unsent_answers: int
+    unsent_states: int
+    conflicts: list[str]
+    fsrs: bool | None  # whether the Anki collection schedules with FSRS; None: not asked
+    server_status: str
+
+
+def sync_status(settings: Settings, paths: SyncPaths) -> SyncStatus:
     """What `sync status` shows, as one JSON-ready dict."""
     from studykit.content.loading import load_library
     from studykit.srs.store import Store
 
     key = read_key(paths)
-    found: dict[str, Any] = {
+    found: SyncStatus = {
         "account": None if key is None else key.account,
         "server": None if key is None else key.server,
         "username": None if key is None else key.username,
@@ -53,7 +70,7 @@ def sync_status(settings: Settings, paths: SyncPaths) -> dict[str, Any]:
     return found
 
 
-def _ask_server(paths: SyncPaths, key: Any) -> tuple[bool | None, str]:
+def _ask_server(paths: SyncPaths, key: SyncKey) -> tuple[bool | None, str]:
     from studykit.sync.mirror import Mirror
 
     try:

@@ -41,6 +41,7 @@ from studykit.content.ordinals import card_ordinals
 from studykit.core.easydays import loads_of
 from studykit.core.errors import StudykitError
 from studykit.core.files import FileRefused, read_regular
+from studykit.core.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     from studykit.content.model import Deck, Note, Strict
@@ -201,7 +202,7 @@ def _write(path: Path, key: str, library: Library, watched: list[list[Any]]) -> 
 # -- encoding ---------------------------------------------------------------------------------
 
 
-def _encode_library(library: Library) -> dict[str, Any]:
+def _encode_library(library: Library) -> JsonObject:
     from studykit.content.model import Strict
 
     def encode(value: object) -> Any:
@@ -237,7 +238,7 @@ def _encode_library(library: Library) -> dict[str, Any]:
 # the deck list is built from the outlines alone. One decode serves both mappings.
 
 M = TypeVar("M")
-ModelBuilder = Callable[[str, dict[str, Any], list[Any], Any, dict[str, Any]], Any]
+ModelBuilder = Callable[[str, JsonObject, list[Any], Any, JsonObject], Any]
 
 
 def _walk(value: Any, build: ModelBuilder) -> Any:
@@ -259,9 +260,7 @@ def _walk(value: Any, build: ModelBuilder) -> Any:
     raise _Miss
 
 
-def _shape_only(
-    name: str, fields: dict[str, Any], set_: list[Any], origin: Any, texts: Any
-) -> None:
+def _shape_only(name: str, fields: JsonObject, set_: list[Any], origin: Any, texts: Any) -> None:
     """The check of a hit: `_walk` with no model built."""
 
 
@@ -275,7 +274,7 @@ def _models() -> tuple[dict[str, type[Strict]], dict[str, frozenset[str]]]:
 
 
 def _build_model(
-    name: str, fields: dict[str, Any], set_: list[Any], origin: Any, texts: dict[str, Any]
+    name: str, fields: JsonObject, set_: list[Any], origin: Any, texts: JsonObject
 ) -> Strict:
     from studykit.content.model import Origin, TextOrigin
 
@@ -300,14 +299,14 @@ def _typed(value: Any, *kinds: type) -> Any:
     return value
 
 
-def _card_outline(card: dict[str, Any]) -> CardOutline:
+def _card_outline(card: JsonObject) -> CardOutline:
     """A card's id and ordinals straight from its JSON."""
     fields = card["f"]
     kind, front = _typed(fields["kind"], str), _typed(fields["front"], str)
     return CardOutline(_typed(fields["id"], str), card_ordinals(kind, front))
 
 
-def _outline(deck: dict[str, Any]) -> DeckOutline:
+def _outline(deck: JsonObject) -> DeckOutline:
     """A deck's outline straight from its JSON (checked by `_walk` before)."""
     fields = deck["f"]
     cards = _typed(fields["cards"], list)
@@ -395,7 +394,7 @@ class _Lazy(Mapping[str, M]):
         return f"<{len(self._ids)} cached models: {', '.join(self._ids)}>"
 
 
-def _decode_library(data: dict[str, Any], root: Path, path: Path) -> Library:
+def _decode_library(data: JsonObject, root: Path, path: Path) -> Library:
     notes, decks = data["notes"], data["decks"]
     for item in (*notes, *decks):
         _walk(item, _shape_only)
