@@ -151,7 +151,7 @@ def as_template(card: Card) -> Card:
 def question_line(card: Card, limit: int = 60, ordinal: int = 1) -> str:
     """One ordinal's question on one plain line, for lists: a cloze's asked deletion as
     `[...]` (or its hint) and the others filled in; a reversed card's ordinal 2 its back."""
-    from studykit.study.quiz_questions import short_text
+    from studykit.study.shorttext import short_text
     from studykit.text.clozes import CLOZE_PATTERN
 
     shown = as_template(card)

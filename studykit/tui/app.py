@@ -24,9 +24,10 @@ from studykit.core.errors import describe_error
 from studykit.core.terminal import terminal_safe
 from studykit.study.session import StudySession
 from studykit.tui.exporting import AnkiExports
-from studykit.tui.guard import CARRY_ON_LIMIT, GuardedHandlers, carry_on, show_error
+from studykit.tui.guard import CARRY_ON_LIMIT, GuardedHandlers
 from studykit.tui.messages import ReloadRequested, ReviewScope, WorkerFailed
 from studykit.tui.navigation import Navigation
+from studykit.tui.screens.error import carry_on, show_error
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
 

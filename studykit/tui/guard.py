@@ -1,19 +1,15 @@
-"""Turning errors a user can act on into a message on screen instead of a traceback."""
+"""Handlers that never end the app: the mixins that turn a handler's or a worker's error into
+a message, and the error log (the dialog that shows them is `screens/error.py`)."""
 
 from __future__ import annotations
 
 import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual.app import App
 from textual.dom import DOMNode
 from textual.worker import Worker, WorkerState
-
-from studykit.core.errors import USER_ERRORS, describe_error
 
 ERROR_LOG = "errors.log"
 """In the data dir: the tracebacks of errors the app caught and carried on from."""
@@ -30,26 +26,6 @@ if TYPE_CHECKING:
     _Pump = MessagePump
 else:
     _Pump = object
-
-
-@contextmanager
-def shown_on_screen(node: DOMNode, title: str) -> Iterator[None]:
-    """Run a block; a user-facing error in it becomes an error dialog and ends the block."""
-    try:
-        yield
-    except USER_ERRORS as error:
-        show_error(node.app, title, describe_error(error))
-
-
-def show_error(app: App[Any], title: str, message: str) -> None:
-    """An error dialog; while one is open, the next error comes as a notification instead
-    (one dialog at a time, and Textual refuses two screens with one id)."""
-    from studykit.tui.screens.error import ErrorScreen
-
-    if any(isinstance(screen, ErrorScreen) for screen in app.screen_stack):
-        app.notify(message, title=title, severity="error", timeout=10, markup=False)
-    else:
-        app.push_screen(ErrorScreen(title, message))
 
 
 class LoudWorkers:
@@ -105,20 +81,3 @@ def log_error(data_dir: Path, error: BaseException) -> Path | None:
     except OSError:
         return None
     return path
-
-
-def carry_on(app: App[Any], error: Exception, data_dir: Path) -> None:
-    """What the app does after a handler raised `error`: log its traceback, say so in a
-    dialog (one at a time, however many keys fail), and go on."""
-    from studykit.tui.screens.error import ErrorScreen
-
-    if app._exception is None:
-        # Pilot's run_test raises this when a test ends (nothing else reads it): a test
-        # still fails on an error that the app carried on from.
-        app._exception = error
-    logged = log_error(data_dir, error)
-    if any(isinstance(screen, ErrorScreen) for screen in app.screen_stack):
-        return
-    where = f" Its details are in {logged}." if logged is not None else ""
-    message = f"{describe_error(error)}\n\nThe app carries on.{where}"
-    app.push_screen(ErrorScreen("Something went wrong", message))

@@ -67,7 +67,7 @@ def test_the_variant_seed_is_kept_in_the_review_log(make_session: MakeSession) -
 
 def test_the_list_of_misses_shows_a_cited_claim_as_its_value(bundled_library: Library) -> None:
     """A card back citing `{claim:decay-295}` reads as the number in the quiz's misses."""
-    from studykit.study.quiz_questions import short_text
+    from studykit.study.shorttext import short_text
 
     note = bundled_library.notes["rnn-limitations"]
     shown = short_text(
@@ -79,7 +79,7 @@ def test_the_list_of_misses_shows_a_cited_claim_as_its_value(bundled_library: Li
 
 def test_list_text_reads_maths_code_and_escaped_dollars_as_the_renderers_do() -> None:
     """One line of a card for lists: the shared maths scanner decides what is maths."""
-    from studykit.study.quiz_questions import short_text
+    from studykit.study.shorttext import short_text
 
     assert short_text(r"`echo $HOME` … and $\alpha$") == "echo $HOME … and α"
     assert short_text(r"Price \$5") == "Price $5"

@@ -29,6 +29,11 @@ class AnsweringScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     card: StudyCard | None
     revealed: bool
 
+    def closed(self) -> bool:
+        """True once the screen has left the stack: a flow result that arrives then (keys
+        closed the screen while the worker ran) has nothing left to show it in."""
+        return not self.is_attached or self not in self.app.screen_stack
+
     def _typing(self) -> bool:
         """True while the answer box has focus (False before the screen is composed)."""
         panels = self.query(AnswerPanel)

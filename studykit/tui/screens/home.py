@@ -14,7 +14,7 @@ from textual.widgets import Static, Tree
 from studykit.core.ids import slug
 from studykit.core.terminal import terminal_safe
 from studykit.study.session import DeckCounts, StudySession
-from studykit.tui.guard import GuardedHandlers, shown_on_screen
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import (
     BrowseRequested,
     NotesRequested,
@@ -24,6 +24,7 @@ from studykit.tui.messages import (
     ReviewScope,
     StatsRequested,
 )
+from studykit.tui.screens.error import shown_on_screen
 from studykit.tui.syncing import HomeSync
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
 from studykit.tui.widgets.footer import StudyFooter

@@ -93,6 +93,8 @@ class QuizScreen(AnsweringScreen):
     async def on_flow_done(self, message: FlowDone) -> None:
         """Render what the flow did."""
         message.stop()
+        if self.closed():
+            return
         result: FlowResult | None = message.result
         match result:
             case Shown():

@@ -21,8 +21,9 @@ from studykit.core.easydays import describe
 from studykit.core.errors import describe_error
 from studykit.study.session import Stats, StudySession
 from studykit.tui.charts import bar_chart_lines, heatmap_lines
-from studykit.tui.guard import GuardedHandlers, shown_on_screen
+from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.error import shown_on_screen
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
