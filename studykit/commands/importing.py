@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +24,11 @@ MAX_IMPORT_CARDS = 50_000
 """Cards one `studykit import obsidian` writes; a 5 MB note of one-line cards holds ~700,000."""
 
 if TYPE_CHECKING:
+    from studykit.importers.blockids import NoteRead
+    from studykit.importers.cardids import BlockIdWrite
+    from studykit.importers.cardsyntax import PluginSettings
     from studykit.importers.decks import ObsidianImport
+    from studykit.importers.imported import ImportedDeck
     from studykit.importers.srschedule import ScheduleCount
 
 
@@ -61,6 +67,12 @@ def import_group() -> None:
     help="Leave the plugin's <!--SR:...--> schedules out of the study database.",
 )
 @click.option(
+    "--no-block-ids",
+    is_flag=True,
+    help="Leave the notes as they are: ids then come from the fronts (an edited question is a "
+    "new card).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Replace deck files this import did not write (or that were edited), keeping a .bak.",
@@ -74,16 +86,18 @@ def obsidian(
     bold_cloze: bool,
     folders_as_decks: bool,
     no_schedules: bool,
+    no_block_ids: bool,
     force: bool,
 ) -> None:
     """Turn Obsidian Spaced Repetition notes (FILE.md, or a VAULT/ folder) into deck YAML.
 
     Understands `Q::A`, `Q:::A` (both ways), multi-line cards split by a `?` line (`??` both
-    ways), `==cloze==` and `#flashcards/DECK` tags, as the plugin documents them. A folder
-    gives one deck per note (ids from the note's path; `.obsidian/` is skipped) and needs
-    -o FOLDER/. Card ids come from the fronts, so importing again changes nothing. With -o,
-    each `<!--SR:!date,interval,ease-->` becomes its card's starting state in the study
-    database, once. Without -o the YAML goes to stdout and the report to stderr.
+    ways), `==cloze==` and `#flashcards/DECK` tags, as the plugin documents them: tags choose
+    the decks, alone or in a vault (a folder: needs -o FOLDER/; `.obsidian/` is skipped).
+    With -o, a card's id is written into its note as a block id (`^id`) so that editing its
+    question keeps its history, and each `<!--SR:!date,interval,ease-->` becomes its card's
+    starting state in the study database, once. Without -o the YAML goes to stdout and the
+    report to stderr.
 
     It writes only inside the working folder (or --root), and replaces only deck files it
     wrote itself and nobody edited since (its first line says so); --force replaces any
@@ -110,15 +124,26 @@ def obsidian(
         for path in vault.untagged:
             why = "card syntax but no #flashcards tag (see --folders-as-decks)"
             click.echo(one_line(f"{source / path}: skipped: {why}"))
-        found = [(source / note.path, note.path.as_posix(), note.found) for note in vault.notes]
-        into = _Writing(Path(output_text), folder=True, force=force, areas=_areas(ctx))
+        found = [
+            _Found(
+                note.path.as_posix(),
+                note.found,
+                _read(source, note.path, note.data),
+                partial(_parse, stem=note.path.stem, plugin=plugin, one_deck=note.one_deck),
+            )
+            for note in vault.notes
+        ]
+        into = _Writing(
+            Path(output_text), folder=True, force=force, areas=_areas(ctx), notes=not no_block_ids
+        )
         _finish(ctx, found, into, schedules=not no_schedules, not_read=len(vault.refused))
         return
     kind = special_kind(source)
     if kind is not None:
         fail(f"{source}: this is {kind}, not a regular file; it was not read", EXIT_USAGE)
     try:
-        text = read_regular(source).decode("utf-8-sig")
+        data = read_regular(source)
+        text = data.decode("utf-8-sig")
     except FileRefused as error:
         fail(f"{source}: {error}", EXIT_USAGE)
     except UnicodeDecodeError as error:
@@ -133,18 +158,51 @@ def obsidian(
         fail(f"{source} has cards in {len(one.decks)} decks ({ids}); give -o a folder", EXIT_USAGE)
     writing: _Writing | None = None
     if output is not None:
-        writing = _Writing(output, folder=to_folder, force=force, areas=_areas(ctx))
-    _finish(ctx, [(source, source.name, one)], writing, schedules=not no_schedules, not_read=0)
+        writing = _Writing(
+            output, folder=to_folder, force=force, areas=_areas(ctx), notes=not no_block_ids
+        )
+    note = _Found(
+        source.name,
+        one,
+        _read(source.parent, Path(source.name), data),
+        partial(_parse, stem=source.stem, plugin=plugin, one_deck=None),
+    )
+    _finish(ctx, [note], writing, schedules=not no_schedules, not_read=0)
 
 
 @dataclass(frozen=True)
 class _Writing:
-    """Where the decks go (-o), and what may be replaced there."""
+    """Where the decks go (-o), what may be replaced there, and whether notes get block ids."""
 
     output: Path
     folder: bool
     force: bool
     areas: list[Path]
+    notes: bool = True
+
+
+@dataclass(frozen=True)
+class _Found:
+    """One note's cards as parsed, the note as read, and how to parse it again."""
+
+    name: str
+    one: ObsidianImport
+    read: NoteRead
+    parse: Callable[[str], ObsidianImport]
+
+
+def _read(vault: Path, relative: Path, data: bytes) -> NoteRead:
+    from studykit.importers.blockids import NoteRead
+
+    return NoteRead(vault / relative, data, vault)
+
+
+def _parse(
+    text: str, *, stem: str, plugin: PluginSettings, one_deck: tuple[str, str] | None
+) -> ObsidianImport:
+    from studykit.importers.notescan import parse_obsidian
+
+    return parse_obsidian(text, stem, settings=plugin, one_deck=one_deck)
 
 
 def _areas(ctx: click.Context) -> list[Path]:
@@ -164,62 +222,71 @@ def _areas(ctx: click.Context) -> list[Path]:
 
 def _finish(
     ctx: click.Context,
-    found: list[tuple[Path, str, ObsidianImport]],
+    found: list[_Found],
     writing: _Writing | None,
     *,
     schedules: bool,
     not_read: int,
 ) -> None:
-    """Check and write the decks, import their schedules, and say what happened.
+    """Check and write the decks and the notes' block ids, import the schedules, and report.
 
     A note whose decks do not load is reported and skipped, as were the `not_read` notes
-    the vault walk refused; either makes the exit status 1.
+    the vault walk refused; either (or a note that could not take its ids) makes the exit
+    status 1.
     """
+    from dataclasses import replace
+
+    from studykit.importers.cardids import NoteDecks, assign_ids
     from studykit.importers.deckyaml import ImportProblem, deck_yaml, validate
 
     to_stderr = writing is None
-    total = sum(one.cards for _, _, one in found)
+    total = sum(note.one.cards for note in found)
     if total > MAX_IMPORT_CARDS:  # writing and checking cost ~0.5 ms a card: refuse first
         fail(
             f"{total:,} cards is over the {MAX_IMPORT_CARDS:,} one import takes; "
             "import fewer notes at a time",
             EXIT_USAGE,
         )
-    documents: dict[str, tuple[str, str]] = {}  # deck id -> (source name, file text)
-    kept: list[ObsidianImport] = []
-    for path, name, one in found:
-        texts = {deck.id: deck_yaml(deck, name) for deck in one.decks}
+    kept: list[_Found] = []
+    for note in found:
         try:
-            for deck_id, text in texts.items():
-                validate(text, f"{deck_id}.yaml")
+            for deck in note.one.decks:
+                validate(deck_yaml(replace(deck, sources=[note.name])), f"{deck.id}.yaml")
         except ImportProblem as error:
-            click.echo(one_line(f"{path}: skipped: {error}"), err=to_stderr)
+            click.echo(one_line(f"{note.read.path}: skipped: {error}"), err=to_stderr)
             not_read += 1
             continue
-        for deck_id, text in texts.items():
-            if deck_id in documents:
-                fail(f"{path}: deck id {deck_id!r} comes from two notes", EXIT_PROBLEM)
-            documents[deck_id] = (name, text)
-        kept.append(one)
-        for line in one.skipped:
-            click.echo(one_line(f"{path}:{line}"), err=to_stderr)
-    cards = sum(one.cards for one in kept)
-    skipped = sum(len(one.skipped) for one in kept)
-    scheduled = sum(one.schedules for one in kept)
-    written = 0
+        kept.append(note)
+    assigned = assign_ids([NoteDecks(note.name, note.one.decks) for note in kept])
+    extra = {note.name: [line for name, line in assigned.report if name == note.name]}
+    for note in kept:
+        lines = sorted([*note.one.skipped, *extra.get(note.name, [])], key=lambda r: r.line)
+        for line in lines:
+            click.echo(one_line(f"{note.read.path}:{line}"), err=to_stderr)
+    documents = {deck.id: (deck.sources, deck_yaml(deck)) for deck in assigned.decks}
+    cards = sum(note.one.cards for note in kept)
+    skipped = sum(len(note.one.skipped) for note in kept) + len(assigned.report)
+    scheduled = sum(note.one.schedules for note in kept)
+    written = marked = unmarked = 0
     if writing is None:
         click.echo("---\n".join(text for _, text in documents.values()), nl=False)
     else:
         written = _write_decks(writing, documents)
+        if writing.notes:
+            marked, unmarked = _write_block_ids(kept, assigned.writes)
     summary = f"{cards} card(s) in {len(documents)} deck(s)"
     if writing is not None:
         summary += f", {written} deck file(s) written, {len(documents) - written} unchanged"
+    if marked:
+        summary += f", {marked} note(s) given their cards' block ids"
     summary += f"; {skipped} skipped line(s) that look like cards"
     if not_read:
         summary += f"; {not_read} note(s) not imported"
+    if unmarked:
+        summary += f"; {unmarked} note(s) not given their block ids"
     imported = 0
     if scheduled and writing is not None and schedules:
-        count = _import_schedules(ctx, kept)
+        count = _import_schedules(ctx, assigned.decks)
         imported = count.imported
         summary += f"; {count.imported} schedule(s) imported, {count.already} already here"
         if count.dropped:
@@ -229,14 +296,45 @@ def _finish(
     elif scheduled:
         why = "give -o to import them" if writing is None else "--no-schedules"
         summary += f"; {scheduled} schedule(s) not imported ({why})"
-    if writing is not None and not written and not imported and cards:
+    if writing is not None and not written and not marked and not imported and cards:
         summary = "Nothing changed: " + summary
     click.echo(summary + ".", err=to_stderr)
-    if not cards or not_read:
+    if not cards or not_read or unmarked:
         raise SystemExit(EXIT_PROBLEM)
 
 
-def _write_decks(writing: _Writing, documents: dict[str, tuple[str, str]]) -> int:
+def _write_block_ids(notes: list[_Found], writes: list[BlockIdWrite]) -> tuple[int, int]:
+    """Each card's id into its note as a block id; (notes written, notes refused or partly)."""
+    from studykit.importers.blockids import planned_text, write_note
+    from studykit.importers.deckfiles import WriteRefused
+
+    by_note: dict[str, list[tuple[int, str]]] = {}
+    for write in writes:
+        by_note.setdefault(write.note, []).append((write.line, write.id))
+    written = refused = 0
+    for note in notes:
+        ids = by_note.get(note.name)
+        if not ids:
+            continue
+        text = note.read.data.decode("utf-8-sig")
+        new, cannot = planned_text(text, ids, note.parse)
+        for line, why in cannot:
+            click.echo(one_line(f"{note.read.path}:{line}: no block id written: {why}"))
+        refused += bool(cannot)
+        if new == text:
+            continue
+        try:
+            backup = write_note(note.read, new)
+        except WriteRefused as error:
+            click.echo(one_line(f"studykit: {error}"))
+            refused += not cannot
+            continue
+        written += 1
+        click.echo(one_line(f"Wrote block ids into {note.read.path} (kept as {backup.name})"))
+    return written, refused
+
+
+def _write_decks(writing: _Writing, documents: dict[str, tuple[list[str], str]]) -> int:
     """Write the deck files that changed; refuse (exit 2, nothing written) what is not ours."""
     from studykit.importers.deckfiles import WriteRefused, check_deck_name, plan, write
 
@@ -244,9 +342,9 @@ def _write_decks(writing: _Writing, documents: dict[str, tuple[str, str]]) -> in
     try:
         if not writing.folder:
             check_deck_name(writing.output)
-        for deck_id, (source, text) in documents.items():
+        for deck_id, (sources, text) in documents.items():
             path = writing.output / f"{deck_id}.yaml" if writing.folder else writing.output
-            targets.append(plan(path, text, source, writing.areas))
+            targets.append(plan(path, text, sources, writing.areas))
     except WriteRefused as error:
         fail(str(error), EXIT_USAGE)
     foreign = [target for target in targets if target.state == "foreign"]
@@ -281,16 +379,13 @@ def _write_decks(writing: _Writing, documents: dict[str, tuple[str, str]]) -> in
     return written
 
 
-def _import_schedules(ctx: click.Context, found: list[ObsidianImport]) -> ScheduleCount:
+def _import_schedules(ctx: click.Context, decks: list[ImportedDeck]) -> ScheduleCount:
     from studykit.importers.srschedule import import_schedules
     from studykit.srs.store import Store, StoreError
 
     settings = settings_from(ctx)
     cards = [
-        (deck.id, card.id, card.ordinals, card.schedules)
-        for one in found
-        for deck in one.decks
-        for card in deck.cards
+        (deck.id, card.id, card.ordinals, card.schedules) for deck in decks for card in deck.cards
     ]
     try:
         settings.data_dir.mkdir(parents=True, exist_ok=True)

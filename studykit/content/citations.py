@@ -3,7 +3,9 @@
 A claim is cited by its computed value (the same expression `studykit check` verifies), to
 the significant figures it declares (`digits`) or that its `approx` is written with. A
 measurement is cited by its recorded value and unit; one that is not deterministic (a
-timing) also names the machine, device and torch it was measured on. The notes screen,
+timing) also names the machine, device and torch it was measured on: inline in a card, and
+in a note's section (`footnotes`) once, as a footnote its values point to (`17.5 ms†`,
+then `† Measured on …` under the section). The notes screen,
 `studykit show`, the review and quiz screens and the Anki export all call `render_citations`
 before their own markdown and maths rendering, so a number can never read differently in two
 places, nor drift from the check.
@@ -34,6 +36,8 @@ _FIXED_EXPONENTS: Final = range(-3, 7)
 PENDING: Final = "…"
 """Shown for a claim whose value is still being computed."""
 _PENDING_TEX: Final = rf"\text{{{PENDING}}}"
+# Footnote marks, in a terminal's common fonts (superscript digits would read as powers).
+_MARKS: Final = ("†", "‡", "§", "¶")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,15 +214,31 @@ def provenance(measurement: Measurement) -> str:
     return f"on {measurement.machine}, {measurement.device}, torch {measurement.torch}"
 
 
-def _measured(measurement: Measurement, *, in_maths: bool) -> str:
+def _mark(measurement: Measurement, marks: dict[str, str]) -> str:
+    """The footnote mark of the measurement's provenance, a new one the first time."""
+    where = provenance(measurement)
+    if where not in marks:
+        n = len(marks)
+        marks[where] = _MARKS[n] if n < len(_MARKS) else f"{_MARKS[0]}{n + 1}"
+    return marks[where]
+
+
+def _measured(
+    measurement: Measurement, *, in_maths: bool, marks: dict[str, str] | None = None
+) -> str:
     number = number_tex(measurement.value, measurement.digits)
+    timing = not measurement.deterministic
     if in_maths:
         unit = rf"\ \text{{{measurement.unit}}}" if measurement.unit else ""
-        where = "" if measurement.deterministic else rf"\ \text{{({provenance(measurement)})}}"
+        if timing and marks is not None:
+            return number + unit + rf"\text{{{_mark(measurement, marks)}}}"
+        where = rf"\ \text{{({provenance(measurement)})}}" if timing else ""
         return number + unit + where
     shown = _prose_number(number)
     unit = f" {measurement.unit}" if measurement.unit else ""
-    where = "" if measurement.deterministic else f" ({provenance(measurement)})"
+    if timing and marks is not None:
+        return shown + unit + _mark(measurement, marks)
+    where = f" ({provenance(measurement)})" if timing else ""
     return shown + unit + where
 
 
@@ -227,7 +247,14 @@ def _prose_number(tex: str) -> str:
     return f"${tex}$" if "\\" in tex else tex.replace("{,}", ",")
 
 
-def _rendered(citation: Citation, note: Note | None, *, in_maths: bool, pending: bool) -> str:
+def _rendered(
+    citation: Citation,
+    note: Note | None,
+    *,
+    in_maths: bool,
+    pending: bool,
+    marks: dict[str, str] | None,
+) -> str:
     target = citable(note).get(f"{citation.kind}:{citation.id}") if note is not None else None
     if isinstance(target, Claim):
         tex = claim_tex(target, pending=pending)
@@ -235,47 +262,65 @@ def _rendered(citation: Citation, note: Note | None, *, in_maths: bool, pending:
             return tex
         return PENDING if tex == _PENDING_TEX else _prose_number(tex)
     if isinstance(target, Measurement):
-        return _measured(target, in_maths=in_maths)
+        return _measured(target, in_maths=in_maths, marks=marks)
     missing = f"[{citation.kind} {citation.id}: not found]"
     return rf"\text{{{missing}}}" if in_maths else missing
 
 
-def _substitute(text: str, note: Note | None, *, in_maths: bool, pending: bool) -> str:
+def _substitute(
+    text: str,
+    note: Note | None,
+    *,
+    in_maths: bool,
+    pending: bool,
+    marks: dict[str, str] | None,
+) -> str:
     parts: list[str] = []
     last = 0
     for citation in citations(text):
-        shown = _rendered(citation, note, in_maths=in_maths, pending=pending)
+        shown = _rendered(citation, note, in_maths=in_maths, pending=pending, marks=marks)
         parts += [text[last : citation.start], shown]
         last = citation.end
     parts.append(text[last:])
     return "".join(parts)
 
 
-def _render_prose(prose: str, note: Note | None, *, pending: bool) -> str:
+def _render_prose(
+    prose: str, note: Note | None, *, pending: bool, marks: dict[str, str] | None
+) -> str:
     parts: list[str] = []
     for piece in split_maths(prose):
         if isinstance(piece, Maths):
             fence = "$$" if piece.display else "$"
-            tex = _substitute(piece.tex, note, in_maths=True, pending=pending)
+            tex = _substitute(piece.tex, note, in_maths=True, pending=pending, marks=marks)
             parts.append(fence + tex + fence)
         else:
-            parts.append(_substitute(piece, note, in_maths=False, pending=pending))
+            parts.append(_substitute(piece, note, in_maths=False, pending=pending, marks=marks))
     return "".join(parts)
 
 
-def render_citations(text: str, note: Note | None, *, pending: bool = False) -> str:
+def render_citations(
+    text: str, note: Note | None, *, pending: bool = False, footnotes: bool = False
+) -> str:
     """`text` with every `{claim:ID}` and `{measured:ID}` replaced by its value.
 
     Inside `$…$` the value is LaTeX; in prose it is plain text, or `$…$` when it needs maths
     (`2.68 \\times 10^{-7}`). Fenced code is left as written. With `pending`, a claim not
-    computed yet shows `…` (nothing is computed here): the UI thread renders that way.
+    computed yet shows `…` (nothing is computed here): the UI thread renders that way. With
+    `footnotes` (a note's section), a timing's machine, device and torch are said once, in a
+    footnote after the text, instead of after each value.
     """
     if "{claim:" not in text and "{measured:" not in text:
         return text
-    return "".join(
-        chunk if code else _render_prose(chunk, note, pending=pending)
+    marks: dict[str, str] | None = {} if footnotes else None
+    rendered = "".join(
+        chunk if code else _render_prose(chunk, note, pending=pending, marks=marks)
         for code, chunk in split_code_fences(text)
     )
+    if not marks:
+        return rendered
+    notes = "\n\n".join(f"{mark} Measured {where}." for where, mark in marks.items())
+    return f"{rendered.rstrip()}\n\n{notes}\n"
 
 
 def card_side(text: str, note: Note | None) -> str:

@@ -130,14 +130,26 @@ class Latex:
             return text, _ADD
         first, rest = chain(node, MULTIPLICATIVE)
         text, level = self.node(first)
+        before = first
         for op, operand in rest:
             if op is ast.Div:
                 text, level = rf"\frac{{{text}}}{{{self.text(operand)}}}", _MUL
+            elif self.juxtaposed(before, text, operand):
+                text, level = f"{text}{self.text(operand)}", _MUL  # `2i`, as prose writes it
             else:
                 if level < _MUL:
                     text = rf"\left({text}\right)"
                 text, level = rf"{text} \cdot {self.wrap(operand, _POW, signed=False)}", _MUL
+            before = operand
         return text, level
+
+    def juxtaposed(self, left: ast.expr, text: str, right: ast.expr) -> bool:
+        """A plain number times a symbol (`2i`, `2\\pi`), which prose writes without a dot."""
+        if not isinstance(left, ast.Constant) or not text.replace(".", "").isdigit():
+            return False
+        if not isinstance(right, ast.Name) or right.id == "E":
+            return False
+        return right.id not in self.values or right.id in self.bound
 
     def call(self, node: ast.Call) -> tuple[str, int]:
         name = node.func.id if isinstance(node.func, ast.Name) else ""

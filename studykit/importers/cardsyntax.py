@@ -25,6 +25,9 @@ _SEPARATOR = re.compile(r":{2,}")
 _HINT = re.compile(r"\^\[([^\]\n]*)\]")
 _GROUP = re.compile(r"\[\^(\d{1,3})\]")
 _TAG_WORD = "#flashcards"
+# Obsidian's block id: letters, digits and dashes after a space, ending the line (the plugin
+# reads it off a card's last line the same way).
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
 _MARKS = {"?", "??"}
 
 
@@ -166,6 +169,16 @@ def looks_like_card(text: str) -> bool:
         or bool(highlights(text))
         or _ANKI_OPEN in text
     )
+
+
+def split_block_id(text: str) -> tuple[str, str | None]:
+    """(`text` without a trailing ` ^block-id`, the id): `Q :: A ^q1` -> (`Q :: A`, `q1`)."""
+    if "^" not in text:
+        return text, None
+    match = _BLOCK_ID.search(text)
+    if match is None:
+        return text, None
+    return text[: match.start()].rstrip(), match.group(1)
 
 
 def is_mark(text: str) -> bool:

@@ -1,8 +1,9 @@
 """Deck files the import writes: a header that marks them, and replacing no file but its own.
 
-The first line names the source (quoted by the YAML library, so no name can end the comment)
-and a checksum of the rest: a file whose first line parses, names the same source and matches
-its checksum was written by this import and not edited since, so a re-import may update it.
+The first line names the sources, the notes whose cards the deck holds (each quoted by the YAML
+library, so no name can end the comment), and a checksum of the rest: a file whose first line
+parses, names one of the same notes and matches its checksum was written by this import and not
+edited since, so a re-import may update it (a vault's deck gains and loses notes).
 Any other file is refused, or with `force` kept as a fresh `.bak` first. Writes go through a
 temporary file and a rename, so a crash leaves the old file or the new one, never half of one.
 """
@@ -15,6 +16,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,8 +33,11 @@ _SECOND_LINE = (
     "# A re-import updates this file until it is edited by hand. Card ids come from the fronts;"
     " keep them (history hangs on them).\n"
 )
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
 _HEADER = re.compile(
-    r'# Imported from ("(?:[^"\\]|\\.)*") by ' + re.escape(TOOL) + r" \(sha256 ([0-9a-f]{16})\)\."
+    rf"# Imported from ({_QUOTED}(?:, {_QUOTED})*) by "
+    + re.escape(TOOL)
+    + r" \(sha256 ([0-9a-f]{16})\)\."
 )
 _CHUNK = 1 << 20
 
@@ -56,14 +61,18 @@ def _digest(rest: str) -> str:
     return hashlib.sha256(rest.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def with_header(source: str, body: str) -> str:
-    """The deck file: the marking header (source, checksum of what follows), then `body`."""
+def _names(sources: Sequence[str]) -> str:
+    return ", ".join(quoted(source) for source in sources)
+
+
+def with_header(sources: Sequence[str], body: str) -> str:
+    """The deck file: the marking header (sources, checksum of what follows), then `body`."""
     rest = _SECOND_LINE + body
-    return f"# Imported from {quoted(source)} by {TOOL} (sha256 {_digest(rest)}).\n" + rest
+    return f"# Imported from {_names(sources)} by {TOOL} (sha256 {_digest(rest)}).\n" + rest
 
 
-def _owner(text: str, source: str) -> str | None:
-    """None when `text` is this import of `source`, unedited; else why it is not ours."""
+def _owner(text: str, sources: Sequence[str]) -> str | None:
+    """None when `text` is this import of one of `sources`, unedited; else why it is not ours."""
     first, _, rest = text.partition("\n")
     match = _HEADER.fullmatch(first)
     named = _loaded(match.group(1)) if match else None
@@ -71,25 +80,28 @@ def _owner(text: str, source: str) -> str | None:
         return f"was written by an older {TOOL}, with no checksum to tell an edit by"
     if match is None or named is None:
         return f"exists and was not written by {TOOL}"
-    if named != source:
-        return f"holds the import of {quoted(named)}, not of {quoted(source)}"
+    if not set(named) & set(sources):
+        return f"holds the import of {_names(named)}, not of {_names(sources)}"
     if match.group(2) != _digest(rest):
         return f"was edited after {TOOL} wrote it"
     return None
 
 
-def imported_source(text: str) -> str | None:
-    """The note a deck file says it was imported from (its first line), edited since or not."""
+def imported_sources(text: str) -> list[str] | None:
+    """The notes a deck file says it was imported from (its first line), edited since or not."""
     match = _HEADER.fullmatch(text.partition("\n")[0])
     return _loaded(match.group(1)) if match else None
 
 
-def _loaded(scalar: str) -> str | None:
+def _loaded(scalars: str) -> list[str] | None:
+    """`"a.md", "b.md"` (a header's sources) -> the names; None if one does not parse."""
     try:
-        value = yaml.safe_load(scalar)
+        value = yaml.safe_load(f"[{scalars}]")
     except yaml.YAMLError:
         return None
-    return value if isinstance(value, str) else None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None
+    return value
 
 
 @dataclass(frozen=True)
@@ -113,8 +125,8 @@ def check_deck_name(path: Path) -> None:
         )
 
 
-def plan(path: Path, document: str, source: str, areas: list[Path]) -> Target:
-    """What writing `document` (imported from `source`) to `path` would replace.
+def plan(path: Path, document: str, sources: Sequence[str], areas: list[Path]) -> Target:
+    """What writing `document` (imported from `sources`) to `path` would replace.
 
     `areas` are the resolved folders writes may go to (the working folder first, then the
     --root given); a path outside them (links followed) and a path that is not a regular
@@ -145,7 +157,7 @@ def plan(path: Path, document: str, source: str, areas: list[Path]) -> Target:
         )
     if old == document:
         return Target(path, real, document, "same", seen=seen)
-    why = _owner(old, source)
+    why = _owner(old, sources)
     return Target(path, real, document, "ours" if why is None else "foreign", why or "", seen)
 
 

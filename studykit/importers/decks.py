@@ -1,4 +1,4 @@
-"""Cards found in a note -> imported decks: the tag line in force chooses decks, fronts the ids.
+"""Cards found in a note -> imported decks: the tag line in force chooses decks.
 
 A line of `#flashcards/...` tags applies to the cards after it until the next tag line
 (several tags: the card is in each deck); tags at the start of a card's first line are for
@@ -8,56 +8,16 @@ after the note when it has none. With one deck per note, tags become card tags i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
-from studykit.content.ordinals import card_ordinals
-from studykit.core.ids import Slugs, slug
-from studykit.importers.cardsyntax import CardKind, Draft, without_cloze_marks
+from studykit.core.ids import slug
+from studykit.importers.cardids import NoteDecks, assign_ids
+from studykit.importers.cardsyntax import Draft
+from studykit.importers.imported import ImportedCard, ImportedDeck, ReportLine
 from studykit.importers.srschedule import Schedule
 from studykit.text.clozes import cloze_number_problem
 
-
-@dataclass(frozen=True)
-class ImportedCard:
-    """A card found in the file, with the line it starts on and the plugin's schedules."""
-
-    id: str
-    kind: CardKind
-    front: str
-    back: str | None
-    line: int
-    schedules: tuple[Schedule, ...] = ()
-    tags: tuple[str, ...] = ()
-    end: int = 0
-    """The card's last line (0: its first); its schedule comment is on it or the next."""
-
-    @property
-    def ordinals(self) -> tuple[int, ...]:
-        """The card's schedules here: one per sibling the plugin keeps an entry for."""
-        return card_ordinals(self.kind, self.front)
-
-
-@dataclass
-class ImportedDeck:
-    """The cards of one deck (a `#flashcards/...` tag, or one note)."""
-
-    id: str
-    name: str
-    cards: list[ImportedCard] = field(default_factory=list)
-    slugs: Slugs = field(default_factory=Slugs)
-
-
-@dataclass(frozen=True)
-class ReportLine:
-    """Lines `line`..`end` that look like a card but made none, and why."""
-
-    line: int
-    end: int
-    why: str
-
-    def __str__(self) -> str:
-        where = f"{self.line}" if self.end == self.line else f"{self.line}-{self.end}"
-        return f"{where}: {self.why}"
+__all__ = ["DeckBuilder", "ImportedCard", "ImportedDeck", "ObsidianImport", "ReportLine"]
 
 
 @dataclass
@@ -80,7 +40,8 @@ class ObsidianImport:
 
 
 class DeckBuilder:
-    """The decks of one note, filled card by card in line order under the tag line in force."""
+    """The decks of one note, filled card by card in line order under the tag line in force;
+    ids are given at the end (`cardids`)."""
 
     def __init__(self, stem: str, *, one_deck: tuple[str, str] | None) -> None:
         self.stem = stem
@@ -117,14 +78,20 @@ class DeckBuilder:
             self._place(card, tags)
 
     def add(
-        self, draft: Draft, line: int, end: int, schedules: list[Schedule], own_tags: list[str]
+        self,
+        draft: Draft,
+        line: int,
+        end: int,
+        schedules: list[Schedule],
+        own_tags: list[str],
+        block: str | None = None,
     ) -> None:
         """A card on lines `line`..`end`; `own_tags` (at its start) override the tag line."""
         if draft.kind == "cloze" and (problem := cloze_number_problem(draft.front)) is not None:
             self.skip(line, end, problem)
             return
         card = ImportedCard(
-            "", draft.kind, draft.front, draft.back, line, tuple(schedules), end=end
+            "", draft.kind, draft.front, draft.back, line, tuple(schedules), end=end, block=block
         )
         tags = own_tags or self.group
         self.tagged = self.tagged or bool(own_tags)
@@ -145,18 +112,7 @@ class DeckBuilder:
             card_tags = ()
         self.last_card_deck = []
         for deck in decks:
-            card_id = deck.slugs.take(slug(without_cloze_marks(card.front)))
-            placed = ImportedCard(
-                card_id,
-                card.kind,
-                card.front,
-                card.back,
-                card.line,
-                card.schedules,
-                card_tags,
-                end=card.end,
-            )
-            deck.cards.append(placed)
+            deck.cards.append(replace(card, tags=card_tags))
             self.last_card_deck.append(deck)
         self.last_card = card
 
@@ -175,17 +131,7 @@ class DeckBuilder:
         for cards in targets:
             for i in range(len(cards) - 1, -1, -1):
                 if cards[i].line == card.line:
-                    old = cards[i]
-                    cards[i] = ImportedCard(
-                        old.id,
-                        old.kind,
-                        old.front,
-                        old.back,
-                        old.line,
-                        old.schedules + tuple(schedules),
-                        old.tags,
-                        end=old.end,
-                    )
+                    cards[i] = replace(cards[i], schedules=cards[i].schedules + tuple(schedules))
                     break
 
     def finish(self) -> ObsidianImport:
@@ -193,6 +139,8 @@ class DeckBuilder:
         tagged = self.tagged
         if self.pending:
             self.use_group([""])
-        self.report.sort(key=lambda r: (r.line, r.end))
         decks = [deck for deck in self.decks.values() if deck.cards]
-        return ObsidianImport(decks=decks, skipped=self.report, tagged=tagged)
+        assigned = assign_ids([NoteDecks(self.stem, decks)])
+        self.report += [line for _, line in assigned.report]
+        self.report.sort(key=lambda r: (r.line, r.end))
+        return ObsidianImport(decks=assigned.decks, skipped=self.report, tagged=tagged)

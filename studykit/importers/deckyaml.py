@@ -10,7 +10,7 @@ import yaml
 from studykit.core.errors import StudykitError
 from studykit.core.jsontypes import JsonObject
 from studykit.importers.deckfiles import with_header
-from studykit.importers.decks import ImportedDeck
+from studykit.importers.imported import ImportedDeck
 
 
 class ImportProblem(StudykitError):
@@ -32,7 +32,7 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _text)
 
 
-def deck_document(deck: ImportedDeck, source_name: str) -> JsonObject:
+def deck_document(deck: ImportedDeck) -> JsonObject:
     """The deck as plain data, in the field order of our deck files."""
     cards: list[JsonObject] = []
     for card in deck.cards:
@@ -48,22 +48,22 @@ def deck_document(deck: ImportedDeck, source_name: str) -> JsonObject:
     return {
         "id": deck.id,
         "name": deck.name,
-        "description": f"Imported from {source_name}",
+        "description": f"Imported from {', '.join(deck.sources)}",
         "cards": cards,
     }
 
 
-def deck_yaml(deck: ImportedDeck, source_name: str) -> str:
+def deck_yaml(deck: ImportedDeck) -> str:
     """The deck file's text: the marking header, then the YAML (the same input, the same bytes)."""
     body = yaml.dump(
-        deck_document(deck, source_name),
+        deck_document(deck),
         Dumper=_Dumper,
         allow_unicode=True,
         sort_keys=False,
         width=100_000,
         indent=2,
     )
-    return with_header(source_name, body)
+    return with_header(deck.sources, body)
 
 
 def validate(text: str, name: str) -> None:

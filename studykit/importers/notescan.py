@@ -24,6 +24,7 @@ from studykit.importers.cardsyntax import (
     looks_like_card,
     masked,
     separator,
+    split_block_id,
     tag_path,
 )
 from studykit.importers.decks import DeckBuilder, ObsidianImport
@@ -129,13 +130,14 @@ class _Blocks:
 
     def single_line(self, line: _Line, found: tuple[int, int]) -> None:
         self.flush()
-        card = line_card(line.text, found)
+        text, block = split_block_id(line.text)
+        card = line_card(text, found)
         if not isinstance(card, Draft):
             self.builder.skip(line.number, line.number, card.why)
             self.tag_lines([line])
             return
         self.note_inner_tags(line, line.leading)
-        self.builder.add(card, line.number, line.number, line.schedules, line.leading)
+        self.builder.add(card, line.number, line.number, line.schedules, line.leading, block)
 
     def note_inner_tags(self, line: _Line, own: list[str]) -> None:
         if len(line.tags) > len(own):
@@ -156,9 +158,11 @@ class _Blocks:
         schedules = [s for line in lines for s in line.schedules]
         for line in lines[1:]:
             self.note_inner_tags(line, [])
-        card = block_card([line.text for line in lines], self.settings)
+        texts = [line.text for line in lines]
+        texts[-1], block = split_block_id(texts[-1])
+        card = block_card(texts, self.settings)
         if isinstance(card, Draft):
-            self.builder.add(card, first, last, schedules, lines[0].leading)
+            self.builder.add(card, first, last, schedules, lines[0].leading, block)
             return
         if card is not None:
             self.builder.skip(first, last, card.why)

@@ -1,4 +1,10 @@
-"""An Obsidian vault folder -> one imported deck per note, with what was skipped and why."""
+"""An Obsidian vault folder -> its notes' cards in decks, with what was skipped and why.
+
+The plugin's rule, the same as for a file imported alone: a note's `#flashcards/...` tags
+choose its cards' decks, and a deck gathers its cards from every note that tags them. Folders
+choose decks only with the plugin's "convert folders to decks" (`every_note`): then each note's
+cards go to the deck of its folder (a note at the top: the vault's), their tags becoming card tags.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studykit.core.files import FileRefused, link_leaves, read_regular, special_kind
-from studykit.core.ids import Slugs, slug
+from studykit.core.ids import slug
+from studykit.importers.cardids import Assigned, NoteDecks, assign_ids
 from studykit.importers.cardsyntax import PluginSettings
 from studykit.importers.decks import ObsidianImport
 from studykit.importers.notescan import parse_obsidian
@@ -25,12 +32,12 @@ class VaultTooLarge(ValueError):
 
 @dataclass(frozen=True)
 class Note:
-    """One note's cards, under the deck id and name its path gives."""
+    """One note's cards, in the decks its tags (or its folder) give."""
 
     path: Path  # relative to the vault
-    deck_id: str
-    name: str
     found: ObsidianImport
+    data: bytes = b""  # as read
+    one_deck: tuple[str, str] | None = None  # its folder's deck (id, name), when folders decide
 
 
 @dataclass
@@ -83,32 +90,31 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def deck_names(paths: list[Path]) -> list[tuple[str, str]]:
-    """(deck id, deck name) per note path: `Physics/Waves.md` -> `physics-waves`, `Physics::Waves`.
+def folder_deck(path: Path, vault_name: str) -> tuple[str, str]:
+    """(deck id, deck name) of a note's folder: `Physics/Waves.md` -> `physics`, `Physics`."""
+    parts = list(path.parent.parts) or [vault_name]
+    return slug("-".join(parts), fallback="notes"), "::".join(parts)
 
-    Ids come from the path alone, in sorted order, so a second run gives the same ids.
-    """
-    slugs = Slugs()
-    out = []
-    for path in paths:
-        parts = [*path.parent.parts, path.stem]
-        out.append((slugs.take(slug("-".join(parts), fallback="note")), "::".join(parts)))
-    return out
+
+def vault_decks(vault: Vault) -> Assigned:
+    """The vault's decks, each gathered from every note that feeds it, cards with their ids."""
+    return assign_ids([NoteDecks(note.path.as_posix(), note.found.decks) for note in vault.notes])
 
 
 def read_vault(
     root: Path, *, settings: PluginSettings | None = None, every_note: bool = False
 ) -> Vault:
-    """Every tagged note's cards, one deck per note; unreadable files go to `refused`.
+    """Every tagged note's cards, in their tags' decks; unreadable files go to `refused`.
 
     As in the plugin, a note without a `#flashcards` tag gives no cards (`key:: value`
     is a Dataview field there, not a card) unless `every_note`, the plugin's "convert
-    folders to decks".
+    folders to decks", which puts each note's cards in its folder's deck.
     """
     paths, odd = markdown_paths(root)
     vault = Vault(refused=odd, markdown_files=len(paths) + len(odd))
     total = 0
-    for path, (deck_id, name) in zip(paths, deck_names(paths), strict=True):
+    vault_name = root.resolve().name or "vault"
+    for path in paths:
         try:
             data = read_regular(root / path)
         except FileRefused as error:
@@ -123,10 +129,11 @@ def read_vault(
         except UnicodeDecodeError as error:
             vault.refused.append((path, f"not valid UTF-8 (byte {error.start}); save it as UTF-8"))
             continue
-        found = parse_obsidian(text, path.stem, settings=settings, one_deck=(deck_id, name))
+        folder = folder_deck(path, vault_name) if every_note else None
+        found = parse_obsidian(text, path.stem, settings=settings, one_deck=folder)
         if not found.tagged and not every_note:
             if found.cards:
                 vault.untagged.append(path)
             continue
-        vault.notes.append(Note(path, deck_id, name, found))
+        vault.notes.append(Note(path, found, data, folder))
     return vault

@@ -26,12 +26,13 @@ class Measured:
     device: str = DEVICE
 
     def text(self) -> str:
-        """`measured: X (experiment NAME, cpu)`."""
-        from studykit.quiz.variants import format_number
+        """`measured: X (experiment NAME, cpu)`, X written as the expected value beside it
+        (`2.65614 × 10⁻⁵`, never `2.65614e-05`)."""
+        from studykit.quiz.variants import number_latex
+        from studykit.text.unicodemath import latex_to_unicode
 
-        return (
-            f"measured: {format_number(self.value)} (experiment {self.experiment}, {self.device})"
-        )
+        shown = latex_to_unicode(number_latex(self.value))
+        return f"measured: {shown} (experiment {self.experiment}, {self.device})"
 
 
 def measurable(variant: Variant) -> bool:

@@ -82,8 +82,9 @@ def cited_markdown(text: str, note: Note | None, *, pending: bool = False) -> st
     """A note section's markdown for the terminal: citations rendered, maths as Unicode,
     images `[image: alt]`. A single newline wraps, as in any markdown document.
 
-    With `pending`, claims not computed yet show `…` (see `render_citations`)."""
-    cited = render_citations(text, note, pending=pending)
+    With `pending`, claims not computed yet show `…` (see `render_citations`); a timing's
+    machine is said once, in a footnote under the section."""
+    cited = render_citations(text, note, pending=pending, footnotes=True)
     return markdown_to_terminal(image_placeholders(cited))
 
 

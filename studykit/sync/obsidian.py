@@ -24,13 +24,12 @@ from studykit.core.files import FileRefused, read_regular
 from studykit.importers.deckfiles import (
     WriteRefused,
     backup_copy,
-    imported_source,
+    imported_sources,
     replace_atomically,
 )
 from studykit.importers.decks import ImportedCard
-from studykit.importers.notescan import parse_obsidian
 from studykit.importers.srschedule import Schedule, ease_from_difficulty
-from studykit.importers.vault import read_vault
+from studykit.importers.vault import read_vault, vault_decks
 from studykit.srs.records import OBSIDIAN_ANSWER_SOURCE, Answer, CardState
 from studykit.srs.scheduler import Rating
 from studykit.sync.merge import Incoming, merge_into
@@ -147,34 +146,32 @@ def _plugin_answer(
 
 
 def _notes(session: StudySession, vault: Path) -> tuple[list[_Note], list[str]]:
-    """The vault's notes that studykit has decks of, read once (text and digest)."""
+    """The vault's notes that studykit has decks of, read once (text and digest); cards get
+    their ids as the import gives them (block ids, else fronts, over the whole vault)."""
     library = session.library
-    notes: list[_Note] = []
-    refused: list[str] = []
-    for note in read_vault(vault).notes:
-        cards: list[tuple[str, ImportedCard]] = []
-        try:
-            data = read_regular(vault / note.path)
-            text = data.decode("utf-8-sig")
-        except (FileRefused, UnicodeDecodeError) as error:
-            refused.append(f"{vault / note.path}: {error}")
+    read = read_vault(vault)
+    by_note: dict[str, list[tuple[str, ImportedCard]]] = {}
+    for deck in vault_decks(read).decks:
+        ours = library.decks.get(deck.id)
+        if ours is None or ours.origin is None:
             continue
-        found = parse_obsidian(text, note.path.stem, one_deck=(note.deck_id, note.name))
-        for deck in found.decks:
-            ours = library.decks.get(deck.id)
-            if ours is None or ours.origin is None:
-                continue
-            try:
-                header = (library.root / ours.origin.path).read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if imported_source(header) != note.path.as_posix():
-                continue  # a deck of that id, but not imported from this note
-            ids = {card.id for card in ours.cards}
-            cards += [(deck.id, card) for card in deck.cards if card.id in ids]
-        if cards:
-            notes.append(_Note(vault / note.path, hashlib.sha256(data).hexdigest(), text, cards))
-    return notes, refused
+        try:
+            header = (library.root / ours.origin.path).read_text(encoding="utf-8")
+        except OSError:
+            continue
+        sources = set(imported_sources(header) or [])
+        ids = {card.id for card in ours.cards}
+        for card in deck.cards:
+            if card.note in sources and card.id in ids:  # a deck of that id from this vault
+                by_note.setdefault(card.note, []).append((deck.id, card))
+    notes: list[_Note] = []
+    for note in read.notes:
+        cards = by_note.get(note.path.as_posix())
+        if not cards:
+            continue
+        text = note.data.decode("utf-8-sig")
+        notes.append(_Note(vault / note.path, hashlib.sha256(note.data).hexdigest(), text, cards))
+    return notes, []
 
 
 def sync_obsidian(session: StudySession, vault: Path) -> VaultReport:

@@ -1,8 +1,9 @@
 """Rewriting the plugin's `<!--SR:…-->` comments in a note's text, and nothing else.
 
 A card's comment sits on one of its own lines, or alone on the line after its last (where
-the plugin puts it); a card with none gets one: at the end of a one-line card, else on a new
-line after it. Every other character of the file stays as it was, line endings included.
+the plugin puts it); a card with none gets one: at the end of a one-line card (before its
+block id `^id`, which Obsidian reads only at the end of the line), else on a new line after
+it. Every other character of the file stays as it was, line endings included.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from studykit.importers.srschedule import Schedule, format_schedule
 __all__ = ["CardSpan", "rewrite"]
 
 _COMMENT = re.compile(r"<!--SR:.*?-->")
+_BLOCK_ID = re.compile(r" \^[A-Za-z0-9-]+[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,9 @@ def rewrite(text: str, edits: Sequence[tuple[CardSpan, Sequence[Schedule]]]) -> 
         elif span.line == span.end and span.line <= len(lines):
             index = span.line - 1
             body = lines[index].rstrip("\r\n")
-            lines[index] = f"{body} {comment}{_ending(lines[index])}"
+            block = _BLOCK_ID.search(body)
+            cut = block.start() if block else len(body)
+            lines[index] = f"{body[:cut]} {comment}{body[cut:]}{_ending(lines[index])}"
         else:
             inserts.append((min(span.end, len(lines)), comment))
     for at, comment in sorted(inserts, reverse=True):

@@ -69,9 +69,11 @@ IGNORED = _names(
 )
 BLACKBOARD = _table("R N Z Q C P E H F K 1", "ℝ ℕ ℤ ℚ ℂ ℙ 𝔼 ℍ 𝔽 𝕂 𝟙")
 CALLIGRAPHIC = _table("B E F H I L M R", "ℬ ℰ ℱ ℋ ℐ ℒ ℳ ℛ")
+# No `/`: its only raised form (ᐟ, a Canadian syllabic) is missing from most terminal fonts,
+# so `10000^{2i/d}` is `10000^(2i/d)`, as the worked steps of the same formula read.
 SUPERSCRIPTS = _chars(
-    "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ/′'⊤∘,",
-    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᵠᵡᐟ′′ᵀ°,",
+    "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ′'⊤∘,",
+    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᵠᵡ′′ᵀ°,",
 )
 SUBSCRIPTS = _chars(
     "0123456789+-−=()aehijklmnoprstuvxβγρφχ,", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ,"

@@ -94,17 +94,22 @@ def test_studykit_schedules_go_into_the_comments_and_nothing_else(
         report = sync_obsidian(session, vault)
     finally:
         session.close()
-    assert report.written == [str(note)] and report.backups == ["Bio.md.bak"]
+    # the import kept Bio.md.bak when it wrote the block ids; the sync never writes over it
+    assert report.written == [str(note)] and report.backups == ["Bio.md.1.bak"]
     after = note.read_text()
     assert _without_comments(after) == _without_comments(before)  # the note's text is untouched
     lines = after.splitlines()
-    assert re.fullmatch(r"Capital of France::Paris <!--SR:![\d-]+,\d+,\d+-->", lines[3])
-    assert lines[6] == "Long answer" and re.fullmatch(r"<!--SR:![\d-]+,\d+,\d+-->", lines[7])
+    # a new comment goes before the block id, which Obsidian reads only at the line's end
+    assert re.fullmatch(
+        r"Capital of France::Paris <!--SR:![\d-]+,\d+,\d+--> \^capital-of-france", lines[3]
+    )
+    assert lines[6] == "Long answer ^long-question"
+    assert re.fullmatch(r"<!--SR:![\d-]+,\d+,\d+-->", lines[7])
     # A sibling studykit keeps no schedule of its own for keeps the plugin's entry.
     second = re.findall(r"!([\d-]+,\d+,\d+)", lines[8])
     assert len(second) == 2 and second[1].endswith(",5,230")
     assert second[0] != re.findall(r"!([\d-]+,\d+,\d+)", before.splitlines()[7])[0]
-    assert (vault / "Bio.md.bak").read_text() == before
+    assert (vault / "Bio.md.1.bak").read_text() == before
     assert sync_obsidian(_session(settings), vault).written == []  # nothing new to write
 
 
@@ -183,4 +188,4 @@ def test_a_note_changed_since_it_was_read_is_left_alone(vault_root: tuple[Path, 
         session.close()
     assert report.written == [] and "changed since it was read" in report.refused[0]
     assert note.read_text() == changed
-    assert not (vault / "Bio.md.bak").exists()
+    assert not (vault / "Bio.md.1.bak").exists()

@@ -5,12 +5,27 @@ from __future__ import annotations
 from datetime import timedelta
 
 from studykit.content.loading import Library
-from studykit.content.model import Card, Deck, Note, Section
+from studykit.content.model import Card, Deck, Measurement, Note, Section
 from studykit.study.session import Rating, StudySession
 from tests.conftest import FakeClock, make_library
 
 PARENT = "Maths::Linear algebra::Eigenvalues and eigenvectors"
 COMPUTED = f"{PARENT}::Computed practice"
+# Two timings from one machine: the Overview says where they were measured once, as a footnote.
+TIMINGS = tuple(
+    Measurement(
+        id=key,
+        experiment="parallelism",
+        answer="rnn_ms",
+        value=value,
+        unit="ms",
+        digits=2,
+        deterministic=False,
+        machine="2-core CPU (x86_64)",
+        torch="2.13.0+cpu",
+    )
+    for key, value in (("power-ms", 3.2), ("solve-ms", 41.0))
+)
 
 
 def library() -> Library:
@@ -21,10 +36,15 @@ def library() -> Library:
         number="2.3",
         path=("Maths", "Linear algebra"),
         sections=tuple(
-            Section(id=f"s{i}", title=title, body=body)
+            Section(id=f"s{i}", title=title, body=body, measured=TIMINGS if i == 1 else ())
             for i, (title, body) in enumerate(
                 [
-                    ("Overview", "An eigenvector $v$ of $A$ keeps its direction: $Av = λv$."),
+                    (
+                        "Overview",
+                        "An eigenvector $v$ of $A$ keeps its direction: $Av = λv$. Power "
+                        "iteration took {measured:power-ms}, the full solver "
+                        "{measured:solve-ms}.",
+                    ),
                     (
                         "The characteristic polynomial and why its roots are the eigenvalues",
                         "$\\det(A - λI) = 0$ has the eigenvalues as its roots.",

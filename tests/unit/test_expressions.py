@@ -488,6 +488,8 @@ def test_latex_keeps_the_written_form() -> None:
             r"\left. \frac{d}{dz} \tanh\left(z\right) \right|_{z=0.5}",
         ),
         ("W_hh * h", {}, r"W_{hh} \cdot h"),
+        ("10000**(2*i/d)", {}, r"10000^{\frac{2i}{d}}"),  # as prose writes it: `2i`
+        ("10000**(2*i/d)", {"i": 4}, r"10000^{\frac{2 \cdot 4}{d}}"),
         ("x <= 2.5e-7", {}, r"x \le 2.5 \times 10^{-7}"),
         ("sqrt(abs(x)) == E**pi", {}, r"\sqrt{\left|x\right|} = e^{\pi}"),
     ],

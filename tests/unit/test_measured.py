@@ -12,7 +12,9 @@ from studykit.experiments.base import Answer, Outcome, Params, Result
 from studykit.experiments.device import torch_version
 from studykit.quiz import draw_variant
 from studykit.quiz.measured import Measured, measure, measured_value
+from studykit.quiz.variants import number_latex
 from studykit.study.session import StudySession
+from studykit.text.unicodemath import latex_to_unicode
 from tests.conftest import make_library
 
 MakeSession = Callable[..., StudySession]
@@ -80,3 +82,11 @@ def test_measure_runs_once_and_caches_through_the_session(make_session: MakeSess
     assert first == Measured(7.0, "effective-context", device="cpu")
     assert seen and seen[-1] == 1.0
     assert measured_value(variant, session) == first
+
+
+def test_a_small_measured_value_reads_as_the_expected_value_does() -> None:
+    value = 2.65614e-05
+    variant_expected = latex_to_unicode(number_latex(value))  # as the Expected: line shows it
+    shown = Measured(value, "bptt-memory").text()
+    assert shown == f"measured: {variant_expected} (experiment bptt-memory, cpu)"
+    assert shown == "measured: 2.65614 × 10⁻⁵ (experiment bptt-memory, cpu)"

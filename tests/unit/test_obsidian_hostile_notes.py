@@ -53,7 +53,9 @@ def test_links_that_leave_the_vault_are_not_read(vault: Path, tmp_path: Path) ->
     assert f"{vault / 'private'}: skipped: {why}" in stdout
     written = _decks(tmp_path)
     assert "secret" not in written and "leaked" not in written
-    assert sorted(p.name for p in (tmp_path / "decks").iterdir()) == ["alias.yaml", "good.yaml"]
+    # folders choose the decks: both notes at the vault's top feed the vault's deck
+    assert sorted(p.name for p in (tmp_path / "decks").iterdir()) == ["vault.yaml"]
+    assert written.startswith('# Imported from "alias.md", "good.md" by')
 
 
 def test_a_link_to_a_system_file_is_not_read(vault: Path, tmp_path: Path) -> None:

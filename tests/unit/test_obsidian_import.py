@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -39,7 +40,9 @@ def parse(path: Path) -> tuple[dict[str, ImportedDeck], list[str]]:
 
 def load_back(tmp_path: Path, deck: ImportedDeck) -> None:
     (tmp_path / "decks").mkdir(parents=True, exist_ok=True)
-    (tmp_path / "decks" / f"{deck.id}.yaml").write_text(deck_yaml(deck, "x.md"), "utf-8")
+    (tmp_path / "decks" / f"{deck.id}.yaml").write_text(
+        deck_yaml(replace(deck, sources=["x.md"])), "utf-8"
+    )
 
 
 def test_the_seed_cards_become_one_deck_of_eight(tmp_path: Path) -> None:
@@ -155,11 +158,12 @@ def test_cli_reimport_is_byte_identical_and_an_edited_answer_keeps_its_id(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "decks" / "ai-ml.yaml"
-    code, stdout, _ = run("import", "obsidian", str(SEED), "-o", str(out))
+    seed = _copy(SEED, tmp_path / "notes")  # the import writes block ids into its note
+    code, stdout, _ = run("import", "obsidian", str(seed), "-o", str(out))
     assert code == 0, stdout
     assert "8 card(s) in 1 deck(s)" in stdout
     first = out.read_bytes()
-    assert run("import", "obsidian", str(SEED), "-o", str(out))[0] == 0
+    assert run("import", "obsidian", str(seed), "-o", str(out))[0] == 0
     assert out.read_bytes() == first
 
     edited = tmp_path / "rnn-limitations.md"
@@ -172,6 +176,12 @@ def test_cli_reimport_is_byte_identical_and_an_edited_answer_keeps_its_id(
     pairs = zip(before.cards, after.cards, strict=True)
     changed = [c.id for c, d in pairs if (c.front, c.back) != (d.front, d.back)]
     assert changed == ["lstms-vanishing-gradient-problem-fully-kyun-solve-nahi-karte"]
+
+
+def _copy(note: Path, folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / note.name).write_bytes(note.read_bytes())
+    return folder / note.name
 
 
 def _root_with(root: Path, deck: bytes) -> Path:
@@ -194,7 +204,8 @@ def test_cli_several_decks_need_a_folder(tmp_path: Path) -> None:
     code, _, stderr = run("import", "obsidian", str(FORMS), "-o", str(tmp_path / "one.yaml"))
     assert code == 2 and "give -o a folder" in stderr
     assert not (tmp_path / "one.yaml").exists()
-    code, _, _ = run("import", "obsidian", str(FORMS), "-o", f"{tmp_path}/decks/")
+    forms = _copy(FORMS, tmp_path / "notes")
+    code, _, _ = run("import", "obsidian", str(forms), "-o", f"{tmp_path}/decks/")
     assert code == 0
     library = load_library(tmp_path)
     assert not library.problems

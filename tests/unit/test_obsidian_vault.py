@@ -1,4 +1,4 @@
-"""`studykit import obsidian VAULT/`: one deck per note, idempotent, schedules imported once."""
+"""`studykit import obsidian VAULT/`: tags choose the decks, idempotent, schedules imported once."""
 
 from __future__ import annotations
 
@@ -59,19 +59,21 @@ def vault(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_vault_gives_one_deck_per_note_and_a_second_run_changes_nothing(
+def test_a_vault_gives_one_deck_per_tag_and_a_second_run_changes_nothing(
     vault: Path, tmp_path: Path
 ) -> None:
     out, data = tmp_path / "study" / "decks", tmp_path / "data"
     code, stdout, _ = run(data, "import", "obsidian", str(vault), "-o", f"{out}/")
     assert code == 0, stdout
-    assert sorted(p.name for p in out.iterdir()) == ["other.yaml", "physics-waves.yaml"]
+    assert sorted(p.name for p in out.iterdir()) == ["other.yaml", "physics.yaml"]
     assert "3 card(s) in 2 deck(s), 2 deck file(s) written, 0 unchanged" in stdout
+    assert "2 note(s) given their cards' block ids" in stdout
     assert "2 schedule(s) imported, 0 already here" in stdout
     why = "card syntax but no #flashcards tag (see --folders-as-decks)"
     assert f"{vault / 'Books.md'}: skipped: {why}" in stdout
-    waves = (out / "physics-waves.yaml").read_text(encoding="utf-8")
-    assert "name: Physics::Waves" in waves and "tags:\n      - physics" in waves
+    waves = (out / "physics.yaml").read_text(encoding="utf-8")
+    assert waves.startswith('# Imported from "Physics/Waves.md" by')
+    assert "name: physics" in waves and "tags:" not in waves
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
 
     code, stdout, _ = run(data, "import", "obsidian", str(vault), "-o", f"{out}/")
@@ -92,12 +94,10 @@ def test_an_imported_schedule_is_the_cards_starting_state(vault: Path, tmp_path:
     settings = resolve_settings(root=tmp_path / "study", data_dir=data)
     now = datetime(2026, 4, 5, 12, tzinfo=UTC)
     with StudySession.open(settings, clock=lambda: now) as session:
-        speed = session.study_card("physics-waves", "speed-of-light")
-        wave = session.study_card("physics-waves", "wave-front")
+        speed = session.study_card("physics", "speed-of-light")
+        wave = session.study_card("physics", "wave-front")
         assert session.is_due(wave) and not session.is_due(speed)  # due 2 Apr vs 10 Apr
-        [state] = [
-            s for s in session.store.states_in(["physics-waves"]) if s.card_id == "speed-of-light"
-        ]
+        [state] = [s for s in session.store.states_in(["physics"]) if s.card_id == "speed-of-light"]
         assert state.due == rollover(date(2026, 4, 10), hour=settings.rollover_hour, tz=None)
         assert state.stability == 12.0
         [row] = session.store.history(state.key)
@@ -176,8 +176,12 @@ def test_folders_as_decks_reads_untagged_notes(vault: Path, tmp_path: Path) -> N
     out = tmp_path / "decks"
     args = ["import", "obsidian", str(vault), "-o", f"{out}/", "--folders-as-decks"]
     code, stdout, _ = run(tmp_path / "data", *args)
-    assert code == 0 and "5 card(s) in 3 deck(s)" in stdout
-    assert "name: Books" in (out / "books.yaml").read_text(encoding="utf-8")
+    # the plugin's folder decks: a note's folder is its deck, its tags are card tags
+    assert code == 0 and "5 card(s) in 2 deck(s)" in stdout, stdout
+    top = (out / "vault.yaml").read_text(encoding="utf-8")
+    assert top.startswith('# Imported from "Books.md", "Other.md" by') and "name: vault" in top
+    waves = (out / "physics.yaml").read_text(encoding="utf-8")
+    assert "name: Physics" in waves and "tags:\n      - physics" in waves
 
 
 SIBLINGS = """#flashcards/words
