@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, get_args
@@ -124,11 +124,11 @@ class CustomStudy:
         self._lock = lock
 
     @synchronized
-    def build(self, deck_id: str | None, request: CustomRequest) -> CustomQueue:
-        """The cards of a deck and its sub-decks (None: every deck) that meet `request`,
-        neither suspended nor buried; at most MAX_CUSTOM_CARDS of them."""
+    def build(self, deck_ids: Sequence[str] | None, request: CustomRequest) -> CustomQueue:
+        """The cards of these decks (None: every deck) that meet `request`, neither suspended
+        nor buried; at most MAX_CUSTOM_CARDS of them."""
         now, now_us, _ = self._today.window()
-        indexes = self._decks.scope(self._decks.deck_scope(deck_id))
+        indexes = self._decks.scope(deck_ids)
         found: list[tuple[int, Ref]] = []  # (sort key, ref)
         if request.kind == "forgotten":
             start, _ = self._day_bounds(now - timedelta(days=request.days - 1))

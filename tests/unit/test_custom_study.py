@@ -50,7 +50,7 @@ def test_forgotten_today_serves_exactly_the_cards_answered_again_today(
         answer(session, "d", card_id, rating)
     answer(session, "other", "other-1", Rating.Again)  # another deck
 
-    queue = session.custom.build("d", CustomRequest("forgotten"))
+    queue = session.custom.build(["d"], CustomRequest("forgotten"))
     assert queue.refs == (("d", "d-1", 1), ("d", "d-3", 1))
     assert session.custom.remaining(queue) == (0, 2, 0)
     before = {c: session.store.get_state(card_key("d", c)) for c in ("d-1", "d-3")}
@@ -64,7 +64,7 @@ def test_forgotten_today_serves_exactly_the_cards_answered_again_today(
         assert new.reps == old.reps + 1 and new.due is not None and new.due > session.now()
         assert session.card_history(session.study_card("d", card_id))[-1].rating == Rating.Easy
     # Three days back, d-5 was forgotten too.
-    week = session.custom.build("d", CustomRequest("forgotten", days=4))
+    week = session.custom.build(["d"], CustomRequest("forgotten", days=4))
     assert {ref[1] for ref in week.refs} == {"d-1", "d-3", "d-5"}
 
 
@@ -73,7 +73,7 @@ def test_a_card_forgotten_again_comes_back_when_its_step_is_due(
 ) -> None:
     session = make_session(make_library([make_deck("d", 2)]))
     answer(session, "d", "d-1", Rating.Again)
-    flow = CustomFlow(session, session.custom.build("d", CustomRequest("forgotten")), ("d",))
+    flow = CustomFlow(session, session.custom.build(["d"], CustomRequest("forgotten")), ("d",))
     shown = flow.next()
     assert isinstance(shown, Shown) and shown.card.card.id == "d-1"
     flow.reveal()
@@ -98,7 +98,7 @@ def test_review_ahead_serves_the_cards_due_within_n_days_by_due_date(
     )
     assert 0 < len(expected) < 6, "the test needs cards on both sides of the window"
 
-    queue = session.custom.build("d", CustomRequest("ahead", days=5))
+    queue = session.custom.build(["d"], CustomRequest("ahead", days=5))
     assert [ref[1] for ref in queue.refs] == [card_id for _, card_id in expected]
     served = serve(CustomFlow(session, queue, ("d",)), Rating.Good)
     assert served == [card_id for _, card_id in expected]
@@ -126,7 +126,7 @@ def test_by_tag_serves_the_tagged_cards_of_a_deck_and_its_sub_decks(
     session = make_session(make_library([parent, sub, elsewhere]))
     session.suspend(session.study_card("p", "c"))
 
-    queue = session.custom.build("p", CustomRequest("tag", tag="ALGEBRA"))
+    queue = session.custom.build(session.deck_scope("p"), CustomRequest("tag", tag="ALGEBRA"))
     assert queue.refs == (("p", "a", 1), ("sub", "sub-1", 1), ("sub", "sub-2", 1))
     assert session.custom.remaining(queue) == (3, 0, 0)
     assert serve(CustomFlow(session, queue, ("p", "sub"))) == ["a", "sub-1", "sub-2"]
@@ -140,7 +140,7 @@ def test_an_empty_filter_finds_no_card(make_session: Factory) -> None:
         CustomRequest("ahead", days=MAX_DAYS),  # nothing answered: nothing scheduled
         CustomRequest("tag", tag="nope"),
     ):
-        queue = session.custom.build("d", request)
+        queue = session.custom.build(["d"], request)
         assert queue.refs == () and queue.found == 0
         assert isinstance(CustomFlow(session, queue, ("d",)).next(), Finished)
 
