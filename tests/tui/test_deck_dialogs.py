@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 from studykit.core.config import Settings
 from studykit.study.session import Rating, StudySession
 from studykit.tui.app import make_app
+from studykit.tui.palette import palette_commands
 from studykit.tui.screens.custom_study import CustomStudyScreen
 from studykit.tui.screens.deck_options import DeckOptionsScreen
 from studykit.tui.screens.finish import FinishScreen
@@ -106,3 +107,22 @@ async def test_deck_options_are_saved_to_the_file_and_the_session_reloads(tmp_pa
         await settle(pilot, lambda: isinstance(app.screen, HomeScreen) and reloaded(), steps=1000)
     expected = DECK.replace("new_per_day:   7    #", "new_per_day:   3    #")
     assert (root / REL).read_text(encoding="utf-8") == expected
+
+
+async def test_the_palette_opens_both_and_a_deck_without_a_file_says_so(
+    make_session: Factory,
+) -> None:
+    session = make_session(make_library([make_deck("d", 2, name="Demo")]))
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        commands = {c.title: c for c in palette_commands(app)}
+        commands["Custom study"].callback()
+        await settle(pilot, lambda: isinstance(app.screen, CustomStudyScreen))
+        await pilot.press("escape")
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        commands["Deck options"].callback()
+        await settle(pilot, lambda: isinstance(app.screen, DeckOptionsScreen))
+        error = app.screen.query_one("#options-error", Static)
+        await settle(pilot, lambda: "was not loaded from a file here" in plain(error))
+        assert app.screen.query_one("#options-save").disabled
