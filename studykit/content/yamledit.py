@@ -33,7 +33,7 @@ def _root(text: str) -> MappingNode:
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as error:
-        raise EditRefused(f"the file is no longer valid YAML ({error})") from error
+        raise EditRefused(f"this editor cannot read the file ({error}); edit it by hand") from error
     if not isinstance(root, MappingNode) or root.flow_style:
         raise EditRefused("the file's top level is not a block mapping; edit it by hand")
     if any(isinstance(k, ScalarNode) and k.tag.endswith(":merge") for k, _ in root.value):
