@@ -269,6 +269,14 @@ class Store(AnkiLinks):
             (to_us(since),),
         )
 
+    def forgotten_since(self, since: datetime) -> list[tuple[str, str, int]]:
+        """(deck_id, card_id, ordinal) of each schedule answered Again at or after `since`."""
+        return self._query(
+            "SELECT DISTINCT deck_id, card_id, ordinal FROM review_log "
+            f"WHERE reviewed_at_us >= ? AND rating = ? AND {COUNTS_AS_ANSWER}",
+            (to_us(since), int(Rating.Again)),
+        )
+
     def day_counts(self, since: datetime) -> dict[str, DayCount]:
         """Per deck: answers, first answers of new cards, and answers of review cards."""
         rows = self._query(

@@ -1,9 +1,9 @@
 """StudySession: the facade the UI uses over the decks, the store and the scheduler.
 
 Like Anki's `Collection`, it owns the state and delegates to parts: the loaded decks
-(`decks`), the undo stack (`undo`), card search (`card_search`) and scheduling with the
-memory models (`scheduling`). Every public method runs under one lock, so the UI may call
-from worker threads.
+(`decks`), the undo stack (`undo`), card search (`card_search`), scheduling with the
+memory models (`scheduling`), custom study (`custom`) and deck options (`deck_options`).
+Every public method runs under one lock, so the UI may call from worker threads.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, tzinfo
-from types import TracebackType
 from typing import Self
 
 from studykit.content.loading import Library, load_library
@@ -29,6 +28,8 @@ from studykit.srs.transitions import answered, to_fsrs
 from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
 from studykit.study.card import StudyCard
 from studykit.study.card_search import CardSearch
+from studykit.study.custom import CustomStudy
+from studykit.study.deck_options import DeckOptionsPart
 from studykit.study.decks import LoadedDecks, NotLoadedError, bury_rule, fresh_state
 from studykit.study.locking import synchronized
 from studykit.study.scheduling import Scheduling
@@ -91,6 +92,10 @@ class StudySession:
         self._undo = UndoStack(store, self.decks, self.today.tally.forget)
         self.card_search = CardSearch(store, self.decks, self.today.window)
         """Search in Anki's syntax over the loaded cards."""
+        self.custom = CustomStudy(store, self.decks, self.today, self.day_bounds, self._lock)
+        """Custom study: the forgotten cards, cards due ahead, or a tag's cards, as Anki's."""
+        self.deck_options = DeckOptionsPart(self.decks, settings, lock=self._lock)
+        """Each deck's daily limits and retention, read from and written to its YAML file."""
 
     @property
     def outlines(self) -> Mapping[str, DeckOutline]:
@@ -321,7 +326,6 @@ class StudySession:
         return self.store.states_in(deck_ids), self.store.answers_in(deck_ids)
 
     @synchronized
-    @synchronized
     def sibling_buried(self, deck_ids: Sequence[str]) -> list[tuple[str, str, int]]:
         """(deck, card, ordinal) of the schedules of these decks buried by a sibling's answer."""
         return self.today.sibling_buried(deck_ids)
@@ -441,10 +445,5 @@ class StudySession:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()

@@ -39,6 +39,18 @@ def palette_commands(app: Navigation) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Reload", "Reload the content files", lambda: app.post_message(ReloadRequested())
     )
+    home = app._home()
+    if home is not None:
+        yield SystemCommand(
+            "Custom study",
+            "Forgotten cards, cards due ahead, or a tag's cards of the deck highlighted at home",
+            home.action_custom_study,
+        )
+        yield SystemCommand(
+            "Deck options",
+            "New cards and reviews per day, desired retention of the deck highlighted at home",
+            home.action_deck_options,
+        )
     yield SystemCommand("Experiments", "Run the live PyTorch experiments", app.action_experiments)
 
 

@@ -10,6 +10,8 @@ and look at the SVGs in tests/tui/__snapshots__/ before committing them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
@@ -17,10 +19,14 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from studykit.content.loading import load_library
+from studykit.core.config import Settings
 from studykit.experiments import availability
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.browser import BrowserScreen
+from studykit.tui.screens.custom_study import CustomStudyScreen
+from studykit.tui.screens.deck_options import DeckOptionsScreen
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
@@ -29,6 +35,7 @@ from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING
 from tests.conftest import FakeClock
+from tests.unit.test_deck_options import deck_root
 
 from .helpers import settle
 from .screens_library import library, with_history
@@ -51,7 +58,7 @@ def no_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(availability, "cuda_status", lambda: "not asked in these tests")
 
 
-async def steady(pilot: Pilot[None], screen: type[Screen[None]], until: Callable[[], bool]) -> None:
+async def steady(pilot: Pilot[None], screen: type[Screen[Any]], until: Callable[[], bool]) -> None:
     """Wait for `screen` and `until()`, then stop every cursor blinking."""
     await settle(pilot, lambda: isinstance(pilot.app.screen, screen) and until())
     for box in pilot.app.screen.query(Input):
@@ -163,3 +170,36 @@ def test_screen(snap_compare: SnapCompare, session: StudySession, view: str, siz
 def test_notes_drawer_at_80x24(snap_compare: SnapCompare, session: StudySession) -> None:
     app = make_app(session.settings, session=session)
     assert snap_compare(app, terminal_size=SIZES["80x24"], run_before=notes_drawer)
+
+
+async def custom_study(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("c")
+    await steady(pilot, CustomStudyScreen, lambda: True)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_custom_study_dialog(snap_compare: SnapCompare, session: StudySession, size: str) -> None:
+    app = make_app(session.settings, session=session)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=custom_study)
+
+
+async def deck_options(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("down", "o")
+
+    def filled() -> bool:  # the file is read in a thread worker
+        return not pilot.app.screen.query_one("#options-new", Input).disabled
+
+    await steady(pilot, DeckOptionsScreen, filled)
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_deck_options_dialog(
+    snap_compare: SnapCompare, make_session: MakeSession, tmp_path: Path, size: str
+) -> None:
+    root = deck_root(tmp_path)
+    settings = Settings(root=root, data_dir=tmp_path / "data", enable_fuzzing=False)
+    session = make_session(load_library(root), settings=settings)
+    app = make_app(settings, session=session)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=deck_options)

@@ -14,6 +14,7 @@ from textual.widgets import Static, Tree
 from studykit.core.ids import slug
 from studykit.core.terminal import terminal_safe
 from studykit.study.session import DeckCounts, StudySession
+from studykit.tui.decktools import HomeDeckTools
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import (
     BrowseRequested,
@@ -47,7 +48,7 @@ NOTICE_EVERY_S = 5.0
 """How often home looks for another studykit on the same data folder (a few file locks)."""
 
 
-class HomeScreen(GuardedHandlers, HomeSync):
+class HomeScreen(GuardedHandlers, HomeSync, HomeDeckTools):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
     SUB_TITLE = "Decks"
@@ -61,6 +62,8 @@ class HomeScreen(GuardedHandlers, HomeSync):
         Binding("x", "export", "Export to Anki"),
         Binding("y", "sync", "Sync"),
         Binding("b", "browse", "Browse"),
+        Binding("c", "custom_study", "Custom study"),
+        Binding("o", "deck_options", "Options"),
         # The browser on is:suspended; off the footer, which `b` (the whole browser) needs.
         Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
     ]
