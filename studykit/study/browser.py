@@ -8,19 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
+from studykit.study.browsing import BROWSE_LIMIT, Browse, CardDetail
 from studykit.study.search import QueryError, parse_query
 from studykit.study.session import NotLoadedError, StudyCard, StudySession
 
 __all__ = ["BrowserView", "CardBrowser", "Detail"]
 
 
-@dataclass(frozen=True)
-class Detail:
-    """The selected card, read fresh, and its history (answers and forgets, oldest first)."""
-
-    row: CardRow
-    history: tuple[HistoryRow, ...]
+Detail = CardDetail
+"""The selected card, read fresh, with its history."""
 
 
 @dataclass(frozen=True)
@@ -71,10 +67,9 @@ class CardBrowser:
         if card is None:
             return None
         try:
-            row = self.session.card_row(card)
+            return self.session.card_detail(card)
         except NotLoadedError:
             return None
-        return Detail(row, tuple(self.session.card_history(row.card)))
 
     def _after(self, note: str, *, undoable: bool = True) -> BrowserView:
         """The list and the detail read again after a change."""

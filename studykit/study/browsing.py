@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BROWSE_LIMIT",
     "Browse",
+    "CardDetail",
     "CardRow",
     "HistoryRow",
     "card_facts",
@@ -97,6 +98,16 @@ class HistoryRow:
     interval: timedelta | None
     stability: float | None
     difficulty: float | None
+
+
+@dataclass(frozen=True)
+class CardDetail:
+    """A card read fresh: its row, its history (answers and forgets, oldest first) and the
+    probability of recalling it now (None for a card never answered)."""
+
+    row: CardRow
+    history: tuple[HistoryRow, ...]
+    retrievability: float | None = None
 
 
 def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[HistoryRow]:

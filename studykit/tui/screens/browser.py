@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -18,17 +16,24 @@ from textual.widgets import DataTable, Input, Markdown, Rule, Static
 
 from studykit.core.terminal import terminal_safe
 from studykit.study.browser import BrowserView, CardBrowser, Detail
-from studykit.study.browsing import Browse, CardRow, HistoryRow, as_template, question_line
+from studykit.study.browsing import Browse, CardRow, as_template, question_line
 from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.formatting import format_interval
 from studykit.study.search import MAX_QUERY
 from studykit.study.session import StudyCard, StudySession
-from studykit.tui.editor import EditorError, edit_at
+from studykit.tui.editor import edit_card
 from studykit.tui.flowrunner import SerialRunner
 from studykit.tui.guard import GuardedHandlers, LoudWorkers
-from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.widgets.card_facts import (
+    HISTORY_COLUMNS,
+    due_label,
+    fill_history,
+    number,
+    source_of,
+    state_label,
+)
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -37,7 +42,7 @@ WIDE = 110
 SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 # Actions on letters the search box would swallow: hidden from the footer while typing.
 TYPED_OVER = frozenset(
-    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
+    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info", "undo", "detail"}
 )
 # Widths of the list's columns after the question, which takes the rest; `#` is the ordinal
 # of a card with several (a reversed card's 2 is its back, a cloze's 2 its c2).
@@ -45,30 +50,6 @@ COLUMNS = {"#": 3, "State": 10, "Due": 10, "Ivl": 5}
 PLACEHOLDER = (
     "Search: words  tag:x  deck:x  card:N  is:new|learning|review|due|suspended|leech|buried"
 )
-
-
-def state_label(row: CardRow) -> str:
-    """`review`, `new, suspended`, … — the state and the flags that hold."""
-    return ", ".join(part for part in (row.card.state, row.flags) if part)
-
-
-def due_label(row: CardRow, local: Callable[[datetime], datetime]) -> str:
-    """The due date in local time (`-` for a new card)."""
-    return "-" if row.due is None else f"{local(row.due):%Y-%m-%d}"
-
-
-def _number(value: float | None, unit: str = "") -> str:
-    return "-" if value is None else f"{value:.2f}{unit}"
-
-
-def history_cells(
-    row: HistoryRow, local: Callable[[datetime], datetime]
-) -> tuple[str, str, str, str, str]:
-    """(date, rating, interval, stability, difficulty) of one history row."""
-    rating = "Forgot" if row.rating is None else dict(RATINGS)[row.rating]
-    interval = "-" if row.interval is None else format_interval(row.interval)
-    when = f"{local(row.at):%y-%m-%d %H:%M}"
-    return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
 
 
 class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
@@ -87,6 +68,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         Binding("minus", "unbury", "Unbury", key_display="-"),
         Binding("f", "forget", "Forget"),
         Binding("e", "edit", "Edit"),
+        Binding("i", "info", "Info"),
         Binding("u", "undo", "Undo"),
         Binding("d", "detail", "Detail"),
         Binding("escape", "back", "Back"),
@@ -124,7 +106,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#browser-list", DataTable)
         history = self.query_one("#browser-history", DataTable)
-        history.add_columns("Date", "Rating", "Ivl", "Stab.", "Diff.")
+        history.add_columns(*HISTORY_COLUMNS)
         self.set_class(self.size.width >= WIDE, "-wide")
         table.focus()
         query = self.browser.query
@@ -211,13 +193,12 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
             return
         row = detail.row
         card = row.card
-        origin = card.card.origin
-        where = f"{origin.path}:{origin.line}" if origin is not None else "no source file"
+        where = source_of(row)
         parts = [
             state_label(row),
             f"due {due_label(row, self.session.local)}",
-            f"S {_number(row.stability, 'd')}",
-            f"D {_number(row.difficulty)}",
+            f"S {number(row.stability, 'd')}",
+            f"D {number(row.difficulty)}",
             f"{row.reps} reps",
             f"{card.lapses} lapses",
         ]
@@ -238,10 +219,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         )
         await self.query_one("#browser-front", Markdown).update(front)
         await self.query_one("#browser-back", Markdown).update(back)
-        for event in reversed(detail.history):  # newest first, as Anki's card info
-            history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
-        if not detail.history:
-            history.add_row(Text("never reviewed"), *(Text("") for _ in range(4)))
+        fill_history(history, detail, self.session.local)
 
     # -- selection and search --------------------------------------------------------------
 
@@ -287,7 +265,8 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         if action in TYPED_OVER and self._typing():
             return False
         selected = self.browser.selected
-        if action in {"suspend", "unsuspend", "bury", "unbury", "forget", "edit"} and not selected:
+        acts = {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info"}
+        if action in acts and not selected:
             return False
         row = self.detail.row if self.detail is not None else None
         shown = row is not None and selected is not None and row.card.key == selected.key
@@ -341,19 +320,17 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
 
     def action_edit(self) -> None:
         card = self.browser.selected
-        if card is None:
-            return
-        origin = card.card.origin
-        if origin is None:
-            self.notify("This card was not loaded from a file.", severity="warning")
-            return
-        path = self.session.library.root / origin.path
-        try:
-            edit_at(self.app, path, origin.line, os.environ)
-        except EditorError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self.notify(f"Edited {origin.path}. Press r on the deck list to reload.", markup=False)
+        if card is not None and edit_card(self.app, self.session.library.root, card, os.environ):
+            origin = card.card.origin
+            where = origin.path if origin is not None else card.name
+            self.notify(f"Edited {where}. Press r on the deck list to reload.", markup=False)
+
+    def action_info(self) -> None:
+        card = self.browser.selected
+        if card is not None:
+            from studykit.tui.screens.card_info import CardInfoScreen
+
+            self.app.push_screen(CardInfoScreen(self.session, card))
 
     def action_back(self) -> None:
         if self._typing():
