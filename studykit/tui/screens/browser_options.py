@@ -63,6 +63,8 @@ class SortScreen(GuardedHandlers, ModalScreen[str | None]):
     def _label(self, key: str, label: str) -> str:
         if key != (self.sort or DECK_ORDER):
             return label
+        if key == DECK_ORDER:
+            return f"{label} (now)"
         return f"{label} {'▼' if self.descending else '▲'} (again: turn round)"
 
     def compose(self) -> ComposeResult:
