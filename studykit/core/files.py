@@ -1,8 +1,11 @@
-"""Reading a file a user pointed at: regular files only, size-capped, never blocking."""
+"""Reading a file a user pointed at: regular files only, size-capped, never blocking; and
+replacing one of ours atomically."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import stat
 from pathlib import Path
 
@@ -120,3 +123,28 @@ def _read_at_most(descriptor: int, count: int) -> bytes:
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+def replace_atomically(path: Path, text: str) -> None:
+    """Write `text` to a fresh temporary file beside `path`, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = stat.S_IMODE(os.stat(path).st_mode) if path.exists() else None
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:
+            continue
+    try:
+        with os.fdopen(descriptor, "wb") as out:
+            if mode is not None:
+                os.fchmod(out.fileno(), mode)
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise

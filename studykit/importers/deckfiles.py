@@ -10,11 +10,9 @@ temporary file and a rename, so a crash leaves the old file or the new one, neve
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import secrets
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +21,7 @@ from typing import Literal
 
 import yaml
 
-from studykit.core.files import FileRefused, read_regular, special_kind
+from studykit.core.files import FileRefused, read_regular, replace_atomically, special_kind
 
 TOOL = "`studykit import obsidian`"
 DECK_SUFFIXES = (".yaml", ".yml")
@@ -201,28 +199,3 @@ def backup_copy(real: Path) -> Path:
         f"{real} already has {MAX_BACKUPS} backups ({real.name}.bak …); "
         "remove the old ones, or give -o another path"
     )
-
-
-def replace_atomically(path: Path, text: str) -> None:
-    """Write `text` to a fresh temporary file beside `path`, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = stat.S_IMODE(os.stat(path).st_mode) if path.exists() else None
-    while True:
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-        try:
-            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(descriptor, "wb") as out:
-            if mode is not None:
-                os.fchmod(out.fileno(), mode)
-            out.write(text.encode("utf-8"))
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
-        raise

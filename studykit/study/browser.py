@@ -8,19 +8,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
-from studykit.study.search import QueryError, parse_query
+from studykit.study.browsing import BROWSE_LIMIT, SORT_KEYS, Browse, CardDetail, sort_rows
+from studykit.study.search import Query, QueryError, parse_query
 from studykit.study.session import NotLoadedError, StudyCard, StudySession
 
 __all__ = ["BrowserView", "CardBrowser", "Detail"]
 
+SORT_ALL = 1_000_000
+"""A sorted list is sorted over every match (up to this many), then cut to the limit."""
 
-@dataclass(frozen=True)
-class Detail:
-    """The selected card, read fresh, and its history (answers and forgets, oldest first)."""
 
-    row: CardRow
-    history: tuple[HistoryRow, ...]
+Detail = CardDetail
+"""The selected card, read fresh, with its history."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,8 @@ class CardBrowser:
         self.deck_id = deck_id
         self.limit = limit
         self.selected: StudyCard | None = None
+        self.sort: str | None = None  # a key of SORT_KEYS; None: deck order
+        self.descending = False
 
     def search(self, text: str) -> BrowserView:
         """List the cards matching `text`; an unreadable search keeps the old list and says why."""
@@ -58,8 +59,21 @@ class CardBrowser:
         except QueryError as error:
             return BrowserView(error=str(error))
         self.query = text
-        listing = self.session.browse(query, deck_id=self.deck_id, limit=self.limit)
-        return BrowserView(listing=listing)
+        return BrowserView(listing=self._list(query))
+
+    def sorted_by(self, key: str | None, *, descending: bool = False) -> BrowserView:
+        """List the same cards sorted by `key` (None: in deck order)."""
+        if key is not None and key not in SORT_KEYS:
+            raise ValueError(f"cannot sort by {key!r}")
+        self.sort, self.descending = key, descending
+        return BrowserView(listing=self._list(parse_query(self.query)))
+
+    def _list(self, query: Query) -> Browse:
+        if self.sort is None:
+            return self.session.browse(query, deck_id=self.deck_id, limit=self.limit)
+        every = self.session.browse(query, deck_id=self.deck_id, limit=SORT_ALL)
+        rows = sort_rows(every.rows, self.sort, descending=self.descending)
+        return Browse(tuple(rows[: self.limit]), every.total)
 
     def select(self, card: StudyCard | None) -> BrowserView:
         """Make `card` the selected one and show its detail."""
@@ -71,16 +85,13 @@ class CardBrowser:
         if card is None:
             return None
         try:
-            row = self.session.card_row(card)
+            return self.session.card_detail(card)
         except NotLoadedError:
             return None
-        return Detail(row, tuple(self.session.card_history(row.card)))
 
     def _after(self, note: str, *, undoable: bool = True) -> BrowserView:
         """The list and the detail read again after a change."""
-        listing = self.session.browse(
-            parse_query(self.query), deck_id=self.deck_id, limit=self.limit
-        )
+        listing = self._list(parse_query(self.query))
         return BrowserView(listing, self._detail(), note, undoable=undoable)
 
     def toggle_suspend(self) -> BrowserView:

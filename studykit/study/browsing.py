@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from studykit.srs.records import Answer, CardState, Forget
 from studykit.srs.scheduler import Rating, State
@@ -18,13 +18,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BROWSE_LIMIT",
+    "SORT_KEYS",
     "Browse",
+    "CardDetail",
     "CardRow",
     "HistoryRow",
     "card_facts",
     "deck_facts",
     "history_rows",
     "question_line",
+    "sort_rows",
 ]
 
 BROWSE_LIMIT = 500
@@ -99,6 +102,16 @@ class HistoryRow:
     difficulty: float | None
 
 
+@dataclass(frozen=True)
+class CardDetail:
+    """A card read fresh: its row, its history (answers and forgets, oldest first) and the
+    probability of recalling it now (None for a card never answered)."""
+
+    row: CardRow
+    history: tuple[HistoryRow, ...]
+    retrievability: float | None = None
+
+
 def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[HistoryRow]:
     """Answers and forgets of one card, oldest first."""
     rows = [
@@ -164,3 +177,24 @@ def question_line(card: Card, limit: int = 60, ordinal: int = 1) -> str:
         return f"[{match.group(3) or '...'}]"
 
     return short_text(CLOZE_PATTERN.sub(deletion, shown.front), limit)
+
+
+SORT_KEYS: dict[str, Callable[[CardRow], Any]] = {
+    "question": lambda row: question_line(row.card.card, 200, row.card.ordinal).casefold(),
+    "deck": lambda row: row.card.deck.name.casefold(),
+    "due": lambda row: row.due,
+    "interval": lambda row: row.interval,
+    "stability": lambda row: row.stability,
+    "difficulty": lambda row: row.difficulty,
+    "reviews": lambda row: row.reps,
+    "lapses": lambda row: row.card.lapses,
+}
+"""What the browser sorts by; a card without the value (a new card's due) goes last."""
+
+
+def sort_rows(rows: Sequence[CardRow], key: str, *, descending: bool) -> list[CardRow]:
+    """`rows` by `key`, ties in the order given; the rows without a value last either way."""
+    value = SORT_KEYS[key]
+    present = [row for row in rows if value(row) is not None]
+    absent = [row for row in rows if value(row) is None]
+    return sorted(present, key=value, reverse=descending) + absent

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from datetime import datetime
 from itertools import islice
 
 from studykit.srs.queue import DeckIndex
 from studykit.srs.scheduler import State
 from studykit.srs.store import Store
+from studykit.srs.transitions import to_fsrs
 from studykit.study.browsing import (
     BROWSE_LIMIT,
     Browse,
+    CardDetail,
     CardRow,
     HistoryRow,
     card_facts,
@@ -19,21 +22,25 @@ from studykit.study.browsing import (
 )
 from studykit.study.card import StudyCard
 from studykit.study.decks import LoadedDecks
+from studykit.study.scheduling import Scheduling
 from studykit.study.search import Facts, Query
 
 __all__ = ["CardSearch"]
 
-Window = Callable[[], tuple[object, int, int]]
+Window = Callable[[], tuple[datetime, int, int]]
 """(now, now in epoch µs, end of today in µs), as the session counts them."""
 
 
 class CardSearch:
     """Searches in Anki's syntax over the loaded decks; rows read fresh from the store."""
 
-    def __init__(self, store: Store, decks: LoadedDecks, window: Window) -> None:
+    def __init__(
+        self, store: Store, decks: LoadedDecks, window: Window, scheduling: Scheduling
+    ) -> None:
         self._store = store
         self._decks = decks
         self._window = window
+        self._scheduling = scheduling
         self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
 
     @staticmethod
@@ -115,15 +122,20 @@ class CardSearch:
             rows.append(CardRow.of(card, state, buried="buried" in states, due="due" in states))
         return Browse(tuple(rows), total)
 
-    def card_row(self, card: StudyCard) -> CardRow:
-        """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
+    def card_detail(self, card: StudyCard) -> CardDetail:
+        """One loaded card read fresh: row, history, recall now (NotLoadedError if not loaded)."""
         fresh = self._decks.study_card(card.deck.id, card.card.id, card.ordinal)
         found = self._decks.find(card.deck.id, card.card.id, card.ordinal)
         assert found is not None
-        _, now_us, end_us = self._window()
+        now, now_us, end_us = self._window()
         states = self.states_of(*found, now_us, end_us)
         stored = self._store.get_state(fresh.key)
-        return CardRow.of(fresh, stored, buried="buried" in states, due="due" in states)
+        row = CardRow.of(fresh, stored, buried="buried" in states, due="due" in states)
+        recall = None
+        if stored is not None and stored.state is not None and stored.stability is not None:
+            scheduler = self._scheduling.scheduler(fresh.deck)
+            recall = scheduler.retrievability(to_fsrs(stored, now), now=now)
+        return CardDetail(row, tuple(self.card_history(fresh)), recall)
 
     def card_history(self, card: StudyCard) -> list[HistoryRow]:
         """A card's answers and forgets, oldest first."""

@@ -25,7 +25,7 @@ from studykit.srs.scheduler import Rating, ensure_utc, utc_now
 from studykit.srs.shapes import MemoryModel, WorkloadInputs
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs
-from studykit.study.browsing import BROWSE_LIMIT, Browse, CardRow, HistoryRow
+from studykit.study.browsing import BROWSE_LIMIT, Browse, CardDetail, HistoryRow
 from studykit.study.card import StudyCard
 from studykit.study.card_search import CardSearch
 from studykit.study.custom import CustomStudy
@@ -90,7 +90,7 @@ class StudySession:
         self.today = Today(store, self.decks, settings, now=self.now, day_bounds=self.day_bounds)
         """Today's queue and counts within the daily limits."""
         self._undo = UndoStack(store, self.decks, self.today.tally.forget)
-        self.card_search = CardSearch(store, self.decks, self.today.window)
+        self.card_search = CardSearch(store, self.decks, self.today.window, self.scheduling)
         """Search in Anki's syntax over the loaded cards."""
         self.custom = CustomStudy(store, self.decks, self.today, self.day_bounds, self._lock)
         """Custom study: the forgotten cards, cards due ahead, or a tag's cards, as Anki's."""
@@ -309,9 +309,9 @@ class StudySession:
         return self.card_search.browse(query, deck_id=deck_id, limit=limit)
 
     @synchronized
-    def card_row(self, card: StudyCard) -> CardRow:
-        """The browse row of one loaded card, read fresh (NotLoadedError if not loaded)."""
-        return self.card_search.card_row(card)
+    def card_detail(self, card: StudyCard) -> CardDetail:
+        """A loaded card read fresh: row, history, recall now (NotLoadedError if not loaded)."""
+        return self.card_search.card_detail(card)
 
     @synchronized
     def card_history(self, card: StudyCard) -> list[HistoryRow]:

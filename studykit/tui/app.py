@@ -27,6 +27,7 @@ from studykit.tui.exporting import AnkiExports
 from studykit.tui.guard import CARRY_ON_LIMIT, GuardedHandlers
 from studykit.tui.messages import ReloadRequested, ReviewScope, WorkerFailed
 from studykit.tui.navigation import Navigation
+from studykit.tui.preferences import PreferencesKeeper
 from studykit.tui.screens.error import carry_on, show_error
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
@@ -92,10 +93,16 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
         self._opener = opener or StudySession.open
         self._owns_session = session is None
         self.carried_on = 0  # errors a handler raised that the app showed and carried on from
+        self._resume: ReviewScope | None = None  # the review to go back to after a reload
+        self.preferences = PreferencesKeeper(settings.data_dir)
+        """ui.json: the theme, the browser's columns and sort."""
 
     # -- session -------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.preferences.apply_theme(self)
+        if self.preferences.problem:
+            self.notify(self.preferences.problem, severity="warning", markup=False)
         if self.session is None:
             self.open_session()
             self.set_timer(LOADING_DELAY_S, self._show_loading)
@@ -160,6 +167,11 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
         home.set_session(session)
         library = session.library
         self.notify(f"Reloaded {len(library.decks)} deck(s), {len(library.notes)} note(s).")
+        resume, self._resume = self._resume, None
+        if resume is not None:
+            from studykit.tui.screens.review import ReviewScreen
+
+            await self.push_screen(ReviewScreen(session, resume))
 
     @work(thread=True, exit_on_error=False, group="preload", name=PRELOAD_WORKER)
     def build_models(self, session: StudySession) -> None:
@@ -177,6 +189,7 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
         warm_up(session, lambda: worker.is_cancelled or session is not self.session)
 
     def on_reload_requested(self, message: ReloadRequested) -> None:
+        self._resume = message.review
         home = self._home()
         if home is not None:
             home.query_one("#decks").loading = True

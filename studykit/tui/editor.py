@@ -7,10 +7,14 @@ import subprocess
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SuspendNotSupported
 
 from studykit.core.errors import StudykitError
+
+if TYPE_CHECKING:
+    from studykit.study.card import StudyCard
 
 NO_EDITOR = "Set $EDITOR to open cards in your editor (e.g. `export EDITOR=nano`)."
 
@@ -55,3 +59,17 @@ def edit_at(app: App[object], path: Path, line: int, environ: Mapping[str, str])
         raise EditorError(
             f"The editor `{argv[0]}` exited with status {result.returncode} ({where})."
         )
+
+
+def edit_card(app: App[object], root: Path, card: StudyCard, environ: Mapping[str, str]) -> bool:
+    """Open `card`'s YAML (under `root`) at its line; False, said in a notification, if not."""
+    origin = card.card.origin
+    if origin is None:
+        app.notify("This card was not loaded from a file.", severity="warning")
+        return False
+    try:
+        edit_at(app, root / origin.path, origin.line, environ)
+    except EditorError as error:
+        app.notify(str(error), severity="error", markup=False)
+        return False
+    return True

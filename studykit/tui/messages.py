@@ -88,8 +88,12 @@ class HomeRequested(Message):
     """Go back to the deck list."""
 
 
+@dataclass
 class ReloadRequested(Message):
-    """Reload the content files and reopen the study session."""
+    """Reload the content files and reopen the study session; with `review`, review it again
+    (a card edited from review shows as edited)."""
+
+    review: ReviewScope | None = None
 
 
 @dataclass

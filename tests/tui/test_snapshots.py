@@ -17,7 +17,7 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import DataTable, Input, OptionList, SelectionList, Static
 
 from studykit.content.loading import load_library
 from studykit.core.config import Settings
@@ -25,6 +25,8 @@ from studykit.experiments import availability
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.browser import BrowserScreen
+from studykit.tui.screens.browser_options import ColumnsScreen, SortScreen
+from studykit.tui.screens.card_info import CardInfoScreen
 from studykit.tui.screens.custom_study import CustomStudyScreen
 from studykit.tui.screens.deck_options import DeckOptionsScreen
 from studykit.tui.screens.experiments import ExperimentsScreen
@@ -146,6 +148,45 @@ async def browser(pilot: Pilot[None]) -> None:
     await steady(pilot, BrowserScreen, listed)
 
 
+async def card_info(pilot: Pilot[None]) -> None:
+    await front(pilot)
+    await pilot.press("i")
+
+    def read() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, CardInfoScreen) and screen.detail is not None
+
+    await steady(pilot, CardInfoScreen, read)
+
+
+async def browser_sorted(pilot: Pilot[None]) -> None:
+    """The browser by due, latest first, with Deck, Stab. and Laps in place of State."""
+    await browser(pilot)
+    await pilot.press("c")
+    await settle(pilot, lambda: isinstance(pilot.app.screen, ColumnsScreen))
+    ticks = pilot.app.screen.query_one(SelectionList)
+    for name in ("deck", "stability", "lapses"):
+        ticks.select(name)
+    ticks.deselect("state")
+    await pilot.press("escape")
+    for _ in range(2):  # the second time turns it round
+        await settle(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
+        await pilot.press("s")
+        await settle(pilot, lambda: isinstance(pilot.app.screen, SortScreen))
+        options = pilot.app.screen.query_one(OptionList)
+        options.highlighted = options.get_option_index("due")
+        await pilot.press("enter")
+
+    def sorted_() -> bool:
+        screen = pilot.app.screen
+        if not isinstance(screen, BrowserScreen) or screen.runner.busy:
+            return False
+        table = screen.query_one("#browser-list", DataTable)
+        return any(str(column.label) == "Due ▼" for column in table.columns.values())
+
+    await steady(pilot, BrowserScreen, sorted_)
+
+
 VIEWS: dict[str, tuple[str, str | None, Before]] = {
     # name: (start screen, deck to review, what to do before the picture)
     "home": ("home", None, home),
@@ -156,6 +197,8 @@ VIEWS: dict[str, tuple[str, str | None, Before]] = {
     "stats": ("home", None, stats),
     "experiments": ("home", None, experiments),
     "browser": ("home", None, browser),
+    "card-info": ("review", "eigen", card_info),
+    "browser-sorted": ("home", None, browser_sorted),
 }
 
 

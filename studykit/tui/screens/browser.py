@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -16,19 +14,34 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Input, Markdown, Rule, Static
 
+from studykit.core.preferences import BrowserLayout
 from studykit.core.terminal import terminal_safe
 from studykit.study.browser import BrowserView, CardBrowser, Detail
-from studykit.study.browsing import Browse, CardRow, HistoryRow, as_template, question_line
+from studykit.study.browsing import Browse, CardRow, as_template, question_line
 from studykit.study.cardtext import back_markdown, front_markdown
-from studykit.study.formatting import format_interval
 from studykit.study.search import MAX_QUERY
 from studykit.study.session import StudyCard, StudySession
-from studykit.tui.editor import EditorError, edit_at
+from studykit.tui.editor import edit_card
 from studykit.tui.flowrunner import SerialRunner
 from studykit.tui.guard import GuardedHandlers, LoudWorkers
-from studykit.tui.keys import RATINGS
 from studykit.tui.messages import BrowserDone
+from studykit.tui.preferences import PreferencesKeeper
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.widgets.browser_columns import (
+    COLUMNS,
+    DEFAULT_COLUMNS,
+    SORT_LABELS,
+    chosen_columns,
+    heading,
+)
+from studykit.tui.widgets.card_facts import (
+    HISTORY_COLUMNS,
+    due_label,
+    fill_history,
+    number,
+    source_of,
+    state_label,
+)
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -37,38 +50,12 @@ WIDE = 110
 SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 # Actions on letters the search box would swallow: hidden from the footer while typing.
 TYPED_OVER = frozenset(
-    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
+    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info", "undo", "detail"}
+    | {"sort", "columns"}
 )
-# Widths of the list's columns after the question, which takes the rest; `#` is the ordinal
-# of a card with several (a reversed card's 2 is its back, a cloze's 2 its c2).
-COLUMNS = {"#": 3, "State": 10, "Due": 10, "Ivl": 5}
 PLACEHOLDER = (
     "Search: words  tag:x  deck:x  card:N  is:new|learning|review|due|suspended|leech|buried"
 )
-
-
-def state_label(row: CardRow) -> str:
-    """`review`, `new, suspended`, … — the state and the flags that hold."""
-    return ", ".join(part for part in (row.card.state, row.flags) if part)
-
-
-def due_label(row: CardRow, local: Callable[[datetime], datetime]) -> str:
-    """The due date in local time (`-` for a new card)."""
-    return "-" if row.due is None else f"{local(row.due):%Y-%m-%d}"
-
-
-def _number(value: float | None, unit: str = "") -> str:
-    return "-" if value is None else f"{value:.2f}{unit}"
-
-
-def history_cells(
-    row: HistoryRow, local: Callable[[datetime], datetime]
-) -> tuple[str, str, str, str, str]:
-    """(date, rating, interval, stability, difficulty) of one history row."""
-    rating = "Forgot" if row.rating is None else dict(RATINGS)[row.rating]
-    interval = "-" if row.interval is None else format_interval(row.interval)
-    when = f"{local(row.at):%y-%m-%d %H:%M}"
-    return when, rating, interval, _number(row.stability, "d"), _number(row.difficulty)
 
 
 class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
@@ -87,8 +74,11 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         Binding("minus", "unbury", "Unbury", key_display="-"),
         Binding("f", "forget", "Forget"),
         Binding("e", "edit", "Edit"),
+        Binding("i", "info", "Info"),
         Binding("u", "undo", "Undo"),
         Binding("d", "detail", "Detail"),
+        Binding("s", "sort", "Sort"),
+        Binding("c", "columns", "Columns"),
         Binding("escape", "back", "Back"),
     ]
 
@@ -101,6 +91,9 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         self.listing: Browse | None = None
         self.detail: Detail | None = None
         self._search_timer: Timer | None = None
+        self.columns: tuple[str, ...] = (
+            DEFAULT_COLUMNS  # shown after the question, which takes the rest
+        )
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -124,9 +117,10 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#browser-list", DataTable)
         history = self.query_one("#browser-history", DataTable)
-        history.add_columns("Date", "Rating", "Ivl", "Stab.", "Diff.")
+        history.add_columns(*HISTORY_COLUMNS)
         self.set_class(self.size.width >= WIDE, "-wide")
         table.focus()
+        self._restore_layout()
         query = self.browser.query
         self.runner.submit("Could not search the cards", lambda: self.browser.search(query))
 
@@ -161,12 +155,16 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         kept = None if keep is None else keep.name
         old_row = table.cursor_row
         table.clear(columns=True)
-        fixed = sum(COLUMNS.values())
+        sort, down = self.browser.sort, self.browser.descending
+        picked = [COLUMNS[name] for name in self.columns]
+        titles = [heading(column.title, sort, column.sort, descending=down) for column in picked]
+        widths = [max(c.width, len(title)) for c, title in zip(picked, titles, strict=True)]
         # The question takes what the other columns leave (each column pads 1 either side).
-        question = max(12, table.size.width - fixed - 2 * (len(COLUMNS) + 1) - 2)
-        table.add_column("Question", width=question)
-        for title, width in COLUMNS.items():
-            table.add_column(title, width=width)
+        question = max(12, table.size.width - sum(widths) - 2 * (len(picked) + 1) - 2)
+        title = heading("Question", sort, "question", descending=down)
+        table.add_column(title, width=question, key="question")
+        for column, title, width in zip(picked, titles, widths, strict=True):
+            table.add_column(title, width=width, key=column.id)
         self.cards = {}
         for row in listing.rows:
             self.cards[row.name] = row.card
@@ -191,11 +189,9 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
         text = terminal_safe(question_line(card.card, question, card.ordinal))
-        interval = "-" if row.interval is None else format_interval(row.interval)
-        flag = row.flags.split(", ")[0]  # the detail lists them all
         style = "yellow" if card.suspended else "dim" if row.buried else ""
-        ordinal = str(card.ordinal) if card.name.endswith(f"#{card.ordinal}") else ""
-        cells = (text, ordinal, flag or card.state, due_label(row, self.session.local), interval)
+        local = self.session.local
+        cells = (text, *(terminal_safe(COLUMNS[name].cell(row, local)) for name in self.columns))
         return tuple(Text(cell, style=style, no_wrap=True) for cell in cells)  # never markup
 
     async def _show_detail(self, detail: Detail | None) -> None:
@@ -211,13 +207,12 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
             return
         row = detail.row
         card = row.card
-        origin = card.card.origin
-        where = f"{origin.path}:{origin.line}" if origin is not None else "no source file"
+        where = source_of(row)
         parts = [
             state_label(row),
             f"due {due_label(row, self.session.local)}",
-            f"S {_number(row.stability, 'd')}",
-            f"D {_number(row.difficulty)}",
+            f"S {number(row.stability, 'd')}",
+            f"D {number(row.difficulty)}",
             f"{row.reps} reps",
             f"{card.lapses} lapses",
         ]
@@ -238,10 +233,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         )
         await self.query_one("#browser-front", Markdown).update(front)
         await self.query_one("#browser-back", Markdown).update(back)
-        for event in reversed(detail.history):  # newest first, as Anki's card info
-            history.add_row(*(Text(cell) for cell in history_cells(event, self.session.local)))
-        if not detail.history:
-            history.add_row(Text("never reviewed"), *(Text("") for _ in range(4)))
+        fill_history(history, detail, self.session.local)
 
     # -- selection and search --------------------------------------------------------------
 
@@ -287,7 +279,8 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         if action in TYPED_OVER and self._typing():
             return False
         selected = self.browser.selected
-        if action in {"suspend", "unsuspend", "bury", "unbury", "forget", "edit"} and not selected:
+        acts = {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info"}
+        if action in acts and not selected:
             return False
         row = self.detail.row if self.detail is not None else None
         shown = row is not None and selected is not None and row.card.key == selected.key
@@ -341,19 +334,86 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
 
     def action_edit(self) -> None:
         card = self.browser.selected
-        if card is None:
+        if card is not None and edit_card(self.app, self.session.library.root, card, os.environ):
+            origin = card.card.origin
+            where = origin.path if origin is not None else card.name
+            self.notify(f"Edited {where}. Press r on the deck list to reload.", markup=False)
+
+    def action_info(self) -> None:
+        card = self.browser.selected
+        if card is not None:
+            from studykit.tui.screens.card_info import CardInfoScreen
+
+            self.app.push_screen(CardInfoScreen(self.session, card))
+
+    # -- columns and sort (remembered in ui.json) -------------------------------------------
+
+    def _keeper(self) -> PreferencesKeeper | None:
+        keeper = getattr(self.app, "preferences", None)
+        return keeper if isinstance(keeper, PreferencesKeeper) else None
+
+    def _restore_layout(self) -> None:
+        """The columns and sort of the last run (unknown names left out, and said)."""
+        keeper = self._keeper()
+        if keeper is None:
             return
-        origin = card.card.origin
-        if origin is None:
-            self.notify("This card was not loaded from a file.", severity="warning")
+        layout = keeper.current.browser
+        self.columns, said = chosen_columns(layout.columns)
+        if layout.sort in SORT_LABELS:
+            self.browser.sort, self.browser.descending = layout.sort, layout.descending
+        elif layout.sort is not None:
+            said = f"{said} Unknown browser sort {layout.sort!r}: deck order.".strip()
+        if said:
+            self.notify(said, severity="warning", markup=False)
+
+    def _remember_layout(self) -> None:
+        keeper = self._keeper()
+        if keeper is not None:
+            browser = self.browser
+            layout = BrowserLayout(self.columns, browser.sort, browser.descending)
+            keeper.remember_layout(self.app, layout)
+
+    def sort_by(self, key: str | None) -> None:
+        """Sort by `key` (None: deck order); the current key again turns the order round."""
+        browser = self.browser
+        down = not browser.descending if key is not None and key == browser.sort else False
+        self.runner.submit(
+            "Could not sort the cards", lambda: browser.sorted_by(key, descending=down)
+        )
+        browser.sort, browser.descending = key, down  # remembered now, listed when sorted
+        self._remember_layout()
+
+    def action_sort(self) -> None:
+        from studykit.tui.screens.browser_options import DECK_ORDER, SortScreen
+
+        def picked(key: str | None) -> None:
+            if key is not None:
+                self.sort_by(None if key == DECK_ORDER else key)
+
+        screen = SortScreen(self.browser.sort, descending=self.browser.descending)
+        self.app.push_screen(screen, picked)
+
+    def action_columns(self) -> None:
+        from studykit.tui.screens.browser_options import ColumnsScreen
+
+        def chosen(columns: tuple[str, ...] | None) -> None:
+            if columns is not None and columns != self.columns:
+                self.columns = columns
+                self._remember_layout()
+                if self.listing is not None:
+                    self._fill(self.listing)
+
+        self.app.push_screen(ColumnsScreen(self.columns), chosen)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a column's title sorts by it (again: the other way round)."""
+        if event.data_table.id != "browser-list":
             return
-        path = self.session.library.root / origin.path
-        try:
-            edit_at(self.app, path, origin.line, os.environ)
-        except EditorError as error:
-            self.notify(str(error), severity="error", markup=False)
-            return
-        self.notify(f"Edited {origin.path}. Press r on the deck list to reload.", markup=False)
+        event.stop()
+        key = str(event.column_key.value)
+        sort = "question" if key == "question" else COLUMNS[key].sort if key in COLUMNS else None
+        if sort is not None:
+            self.sort_by(sort)
 
     def action_back(self) -> None:
         if self._typing():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar
 
 from rich.text import Text
@@ -17,11 +18,13 @@ from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
 from studykit.study.formatting import fit_deck_name
 from studykit.study.session import Rating, StudyCard, StudySession
+from studykit.tui.editor import edit_card
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import (
     FlowDone,
     NotesRequested,
+    ReloadRequested,
     ReviewFinished,
     ReviewScope,
 )
@@ -39,7 +42,7 @@ STATE_LABELS = {
     "relearning": "relearning",
 }
 # Actions whose keys a focused answer box would swallow: hidden from the footer while typing.
-TYPED_OVER = frozenset({"reveal", "rate", "undo", "bury", "suspend", "notes"})
+TYPED_OVER = frozenset({"reveal", "rate", "undo", "bury", "suspend", "notes", "edit", "info"})
 
 
 def progress_text(new: int, learning: int, due: int) -> Text:
@@ -68,6 +71,8 @@ class ReviewScreen(AnsweringScreen):
         Binding("minus", "bury", "Bury", key_display="-"),
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("n", "notes", "Notes"),
+        Binding("e", "edit", "Edit"),  # in place of the app's e (Experiments: the palette)
+        Binding("i", "info", "Info"),
         Binding("escape", "home", "Home"),
     ]
 
@@ -232,7 +237,7 @@ class ReviewScreen(AnsweringScreen):
             return self.card is not None and not self.revealed
         if action == "rate":
             return self.card is not None and self.revealed
-        if action in {"bury", "suspend", "notes"}:
+        if action in {"bury", "suspend", "notes", "edit", "info"}:
             return self.card is not None
         return True
 
@@ -266,3 +271,15 @@ class ReviewScreen(AnsweringScreen):
             self.notify("This deck has no note.", severity="warning")
             return
         self.post_message(NotesRequested(note.id, card.card.source))
+
+    def action_edit(self) -> None:
+        """The card's YAML in $EDITOR; then the content reloads and this review goes on."""
+        card = self.card
+        if card is not None and edit_card(self.app, self.session.library.root, card, os.environ):
+            self.post_message(ReloadRequested(review=self.scope))
+
+    def action_info(self) -> None:
+        if self.card is not None:
+            from studykit.tui.screens.card_info import CardInfoScreen
+
+            self.app.push_screen(CardInfoScreen(self.session, self.card))
