@@ -37,7 +37,7 @@ WIDE = 110
 SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 # Actions on letters the search box would swallow: hidden from the footer while typing.
 TYPED_OVER = frozenset(
-    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
+    {"search", "suspend", "unsuspend", "bury", "unbury", "forget", "edit", "undo", "detail"}
 )
 # Widths of the list's columns after the question, which takes the rest; `#` is the ordinal
 # of a card with several (a reversed card's 2 is its back, a cloze's 2 its c2).
@@ -79,7 +79,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     SUB_TITLE = "Browse"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search", key_display="/", show=False),  # the box says so
+        Binding("slash", "search", "Search", key_display="/"),
         # One key, two bindings: the footer names what the key does to the selected card.
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("exclamation_mark", "unsuspend", "Unsuspend", key_display="!"),
@@ -337,7 +337,10 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         self.runner.submit("Could not undo", self.browser.undo)
 
     def action_detail(self) -> None:
+        """Hide or show the card pane; the question column takes the room it leaves."""
         self.toggle_class("-no-detail")
+        if self.listing is not None:
+            self.call_after_refresh(self._fill, self.listing)
 
     def action_edit(self) -> None:
         card = self.browser.selected
