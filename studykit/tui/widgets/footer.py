@@ -56,10 +56,13 @@ class StudyFooter(GuardedHandlers, Footer):
         await super().recompose()
         # Footer lists the app's keys last, the first cut at 80 columns; Quit and Help must
         # stay in view, first.
-        for place, action in enumerate(FIRST):
-            keys = [child for child in self.children if getattr(child, "action", None) in action]
-            if keys and self.children[place] is not keys[0]:
-                self.move_child(keys[0], before=place)
+        place = 0
+        for actions in FIRST:
+            keys = [child for child in self.children if getattr(child, "action", None) in actions]
+            if keys:
+                if self.children[place] is not keys[0]:
+                    self.move_child(keys[0], before=place)
+                place += 1
 
     def on_resize(self, event: events.Resize) -> None:
         wide = event.size.width >= COMPACT_BELOW
