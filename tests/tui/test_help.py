@@ -85,7 +85,7 @@ def help_text(app: StudykitApp) -> str:
     return screen_text(app)
 
 
-def expected_rows(screen: Screen[None], app: StudykitApp) -> list[tuple[str, str]]:
+def expected_rows(screen: Screen[object], app: StudykitApp) -> list[tuple[str, str]]:
     """(key shown, description) of every key studykit binds on the screen that works now."""
     declared = {
         (binding.action, binding.description)
@@ -97,12 +97,11 @@ def expected_rows(screen: Screen[None], app: StudykitApp) -> list[tuple[str, str
     return [
         (app.get_key_display(active.binding), active.binding.description)
         for active in screen.active_bindings.values()
-        if active.node is screen
-        and (active.binding.action, active.binding.description) in declared
+        if active.node is screen and (active.binding.action, active.binding.description) in declared
     ]
 
 
-async def open_screen(app: StudykitApp, pilot: Pilot[None], name: str) -> Screen[None]:
+async def open_screen(app: StudykitApp, pilot: Pilot[None], name: str) -> Screen[object]:
     start, _, go, screen_id = SCREENS[name]
     await settle(pilot, lambda: app.screen.id == start)
     if go is not None:
