@@ -271,6 +271,8 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
         if isinstance(screen, HelpScreen):
             screen.dismiss()
             return
+        if any(isinstance(shown, HelpScreen) for shown in self.screen_stack):
+            return  # one is opening (keys typed fast): one help at a time
         self.push_screen(HelpScreen(screen.sub_title or self.title, screen_keys(screen)))
 
     def action_help_typing(self) -> None:

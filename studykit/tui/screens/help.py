@@ -69,7 +69,7 @@ class HelpScreen(GuardedHandlers, ModalScreen[None]):
     ]
 
     def __init__(self, title: str, keys: list[tuple[str, str]]) -> None:
-        super().__init__(id="help")
+        super().__init__()
         self.help_title = terminal_safe(title)
         self.keys = keys
 
