@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from typing import TYPE_CHECKING
 
 import click
@@ -54,14 +56,27 @@ def list_experiments(as_json: bool) -> None:
         }
         click.echo(json_text(document))
         return
-    width = max(len(name) for name in found)
-    for e in found.values():
-        click.echo(f"{e.name:<{width}}  {e.summary}")
+    for line in listing_lines(list(found.values()), shutil.get_terminal_size().columns):
+        click.echo(line)
+
+
+def listing_lines(found: list[Experiment], width: int) -> list[str]:
+    """Each experiment's name and summary, then its parameters as `name=default`, with every
+    description in one column and wrapped under itself to `width`."""
+    rows: list[tuple[str, str]] = []
+    for e in found:
+        rows.append((e.name, e.summary))
         for p in e.params:
             also = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
-            click.echo(
-                f"{'':<{width}}    {p.name}={p.default!s:<8} {p.describe_range()}{also} — {p.help}"
-            )
+            rows.append((f"  {p.name}={p.default!s}", f"{p.describe_range()}{also} — {p.help}"))
+    column = max((len(left) for left, _ in rows), default=0) + 2
+    room = max(width - column - 1, 30)  # a narrow terminal still gets readable lines
+    lines = []
+    for left, text in rows:
+        wrapped = textwrap.wrap(text, room, break_on_hyphens=False) or [""]
+        lines.append(left.ljust(column) + wrapped[0])
+        lines.extend(" " * column + rest for rest in wrapped[1:])
+    return lines
 
 
 @experiment.command("run")

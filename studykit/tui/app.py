@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -70,6 +72,10 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
         Binding("e", "experiments", "Experiments"),
+        # `?` is typed into a box: f1 opens the help there (and anywhere).
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("f1", "help_typing", "Help"),
+        Binding("f1", "help", "Help", show=False),
     ]
     # In place of Textual's system commands provider: ours lists those too.
     COMMANDS = {_palette}  # noqa: RUF012 (App declares it)
@@ -264,9 +270,36 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide keys that would do nothing: letters typed into a box, Experiments on itself."""
-        if action in {"quit", "experiments"} and isinstance(self.focused, Input):
+        typing = isinstance(self.focused, Input)
+        if action in {"quit", "experiments", "help"} and typing:
             return False
+        if action == "help_typing":
+            return typing
         return not (action == "experiments" and self.screen.id == "experiments")
+
+    def action_help(self) -> None:
+        """The keys of the screen in view, in a panel that escape or `?` closes."""
+        from studykit.tui.screens.help import HelpScreen, screen_keys
+
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            screen.dismiss()
+            return
+        if any(isinstance(shown, HelpScreen) for shown in self.screen_stack):
+            return  # one is opening (keys typed fast): one help at a time
+        self.push_screen(HelpScreen(screen.sub_title or self.title, screen_keys(screen)))
+
+    def action_help_typing(self) -> None:
+        """f1 while typing into a box (where `?` is a character)."""
+        self.action_help()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterator[SystemCommand]:
+        """Textual's, with Keys opening the `?` help (a panel that escape closes)."""
+        for command in super().get_system_commands(screen):
+            if command.title == "Keys":
+                yield SystemCommand("Keys", "This screen's keys (?)", self.action_help)
+            else:
+                yield command
 
 
 def freeze_start_up() -> None:

@@ -22,16 +22,21 @@ from textual.widgets import DataTable, Input, OptionList, SelectionList, Static
 from studykit.content.loading import load_library
 from studykit.core.config import Settings
 from studykit.experiments import availability
+from studykit.study.quiz_questions import QuizAnswer
 from studykit.study.session import StudySession
-from studykit.tui.app import make_app
+from studykit.tui.app import StudykitApp, make_app
+from studykit.tui.messages import ReviewScope
 from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.browser_options import ColumnsScreen, SortScreen
 from studykit.tui.screens.card_info import CardInfoScreen
 from studykit.tui.screens.custom_study import CustomStudyScreen
 from studykit.tui.screens.deck_options import DeckOptionsScreen
 from studykit.tui.screens.experiments import ExperimentsScreen
+from studykit.tui.screens.finish import FinishScreen
+from studykit.tui.screens.help import HelpScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
+from studykit.tui.screens.quiz import QuizScoreScreen
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
@@ -97,6 +102,8 @@ async def graded(pilot: Pilot[None]) -> None:
         return screen.revealed and screen.query_one(AnswerPanel).has_class("-solved")
 
     await steady(pilot, ReviewScreen, solved)
+    pilot.app.clear_notifications()  # the once-a-run typed-answer notice (test_keys_said.py)
+    await pilot.pause()
 
 
 async def notes(pilot: Pilot[None]) -> None:
@@ -187,6 +194,48 @@ async def browser_sorted(pilot: Pilot[None]) -> None:
     await steady(pilot, BrowserScreen, sorted_)
 
 
+async def home_help(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    await pilot.press("question_mark")
+    await steady(pilot, HelpScreen, lambda: True)
+
+
+async def review_help(pilot: Pilot[None]) -> None:
+    await revealed(pilot)
+    await pilot.press("question_mark")
+    await steady(pilot, HelpScreen, lambda: True)
+
+
+async def browser_no_detail(pilot: Pilot[None]) -> None:
+    await browser(pilot)
+    await pilot.press("d")
+    await steady(pilot, BrowserScreen, lambda: pilot.app.screen.has_class("-no-detail"))
+    await pilot.pause(0.1)  # the list refits after the pane goes
+
+
+async def finish(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    app = pilot.app
+    assert isinstance(app, StudykitApp) and app.session is not None
+    finished = FinishScreen(app.session, ReviewScope("Maths"), now=app.now, next_due=None)
+    await app.push_screen(finished)
+    await steady(pilot, FinishScreen, lambda: True)
+
+
+async def quiz_score(pilot: Pilot[None]) -> None:
+    await home(pilot)
+    app = pilot.app
+    assert isinstance(app, StudykitApp) and app.session is not None
+    card = app.session.study_card("eigen", "basic-1")
+    question = (
+        "Why does the characteristic polynomial of a triangular matrix factor into its "
+        "diagonal entries, and what does that say about the eigenvalues?"
+    )
+    misses = [QuizAnswer(card, False, question, "They are the diagonal entries.", "zero")]
+    await app.push_screen(QuizScoreScreen(ReviewScope("Maths"), misses))
+    await steady(pilot, QuizScoreScreen, lambda: True)
+
+
 VIEWS: dict[str, tuple[str, str | None, Before]] = {
     # name: (start screen, deck to review, what to do before the picture)
     "home": ("home", None, home),
@@ -199,6 +248,11 @@ VIEWS: dict[str, tuple[str, str | None, Before]] = {
     "browser": ("home", None, browser),
     "card-info": ("review", "eigen", card_info),
     "browser-sorted": ("home", None, browser_sorted),
+    "help-home": ("home", None, home_help),
+    "help-review": ("review", "eigen", review_help),
+    "browser-no-detail": ("home", None, browser_no_detail),
+    "finish": ("home", None, finish),
+    "quiz-score": ("home", None, quiz_score),
 }
 
 

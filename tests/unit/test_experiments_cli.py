@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -54,6 +55,30 @@ def test_list_json_names_all_nine_with_params() -> None:
     decay = next(e for e in document["experiments"] if e["name"] == "rnn-gradient-decay")
     rho = next(p for p in decay["params"] if p["name"] == "rho")
     assert rho["aliases"] == ["gamma"] and rho["default"] == 0.95
+
+
+def _text_start(line: str) -> int:
+    match = re.match(r"\s*\S+\s{2,}|\s+", line)
+    assert match is not None, line
+    return match.end()
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_list_lines_up_every_description_in_one_column(
+    columns: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    code, out, _ = invoke("experiment", "list")
+    assert code == 0
+    lines = out.splitlines()
+    assert "  gamma=0.95" in out and "  rho=0.95" in out  # each parameter with its default
+    # where the text after the name or `param=default` starts: one column for every line,
+    # wrapped lines included, and none past the terminal's width
+    starts = {_text_start(line) for line in lines}
+    assert len(starts) == 1, starts
+    assert max(len(line) for line in lines) <= columns
+    [column] = starts
+    assert any(line.startswith(" " * column) for line in lines)  # long help wraps
 
 
 def test_run_json_is_one_document() -> None:

@@ -50,7 +50,7 @@ WIDE = 110
 SEARCH_DELAY = 0.3  # seconds of no typing before a search runs
 # Actions on letters the search box would swallow: hidden from the footer while typing.
 TYPED_OVER = frozenset(
-    {"suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info", "undo", "detail"}
+    {"search", "suspend", "unsuspend", "bury", "unbury", "forget", "edit", "info", "undo", "detail"}
     | {"sort", "columns"}
 )
 PLACEHOLDER = (
@@ -66,7 +66,7 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
     SUB_TITLE = "Browse"
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "search", "Search", key_display="/", show=False),  # the box says so
+        Binding("slash", "search", "Search", key_display="/"),
         # One key, two bindings: the footer names what the key does to the selected card.
         Binding("exclamation_mark", "suspend", "Suspend", key_display="!"),
         Binding("exclamation_mark", "unsuspend", "Unsuspend", key_display="!"),
@@ -330,7 +330,10 @@ class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         self.runner.submit("Could not undo", self.browser.undo)
 
     def action_detail(self) -> None:
+        """Hide or show the card pane; the question column takes the room it leaves."""
         self.toggle_class("-no-detail")
+        if self.listing is not None:
+            self.call_after_refresh(self._fill, self.listing)
 
     def action_edit(self) -> None:
         card = self.browser.selected

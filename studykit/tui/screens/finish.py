@@ -84,6 +84,11 @@ class FinishScreen(GuardedHandlers, Screen[None]):
         self.post_message(HomeRequested())
 
     def action_again(self) -> None:
+        """Review the scope again, or say why not: nothing in it can be studied yet."""
+        if self.session.next_card(scope=self.scope.deck_ids) is None:
+            when = next_due_text(self.next_due, self._now())
+            self.notify(f"Nothing to study in {self.scope.title} yet. {when}", markup=False)
+            return
         self.post_message(ReviewRequested(self.scope))
 
     def action_undo(self) -> None:

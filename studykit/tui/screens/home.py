@@ -62,10 +62,11 @@ class HomeScreen(GuardedHandlers, HomeSync, HomeDeckTools):
         Binding("x", "export", "Export to Anki"),
         Binding("y", "sync", "Sync"),
         Binding("b", "browse", "Browse"),
-        Binding("c", "custom_study", "Custom study"),
-        Binding("o", "deck_options", "Options"),
-        # The browser on is:suspended; off the footer, which `b` (the whole browser) needs.
-        Binding("exclamation_mark", "suspended", "Suspended", key_display="!", show=False),
+        # Off the footer (no room at 120 columns); `?` and the palette list them.
+        Binding("c", "custom_study", "Custom study", show=False),
+        Binding("o", "deck_options", "Options", show=False),
+        # The browser on is:suspended.
+        Binding("exclamation_mark", "suspended", "Suspended", key_display="!"),
     ]
 
     @dataclass
@@ -109,14 +110,16 @@ class HomeScreen(GuardedHandlers, HomeSync, HomeDeckTools):
             self._stale = False
             self.refresh_decks()
 
-    def on_resize(self) -> None:
+    def on_deck_tree_resized(self, message: DeckTree.Resized) -> None:
+        self._align_titles()
+
+    def _align_titles(self) -> None:
+        """The column titles over the tree's counts, at the tree's width now."""
         self.query_one("#deck-columns", Static).update(self._aligned_titles())
 
     def _aligned_titles(self) -> str:
-        tree = self.query_one(DeckTree)
-        width = tree.scrollable_content_region.width or 80
         counts = "".join(f"{title:>{COUNT_WIDTH}}" for title in ("New", "Learn", "Due"))
-        return "Deck".ljust(max(8, width - len(counts) - 1)) + counts
+        return "Deck".ljust(self.query_one(DeckTree).name_width()) + counts
 
     def set_session(self, session: StudySession) -> None:
         """Show a new session's decks (after a reload)."""
@@ -135,7 +138,8 @@ class HomeScreen(GuardedHandlers, HomeSync, HomeDeckTools):
         tree.loading = False
         tree.set_groups(groups)
         self.call_after_refresh(self._update_info)
-        self.query_one("#deck-columns", Static).update(self._aligned_titles())
+        self._align_titles()
+        self.call_after_refresh(self._align_titles)  # a tree that was loading has its width now
         empty = self.query_one("#no-decks", Static)
         empty.display = not groups
         empty.update(

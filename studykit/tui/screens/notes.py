@@ -99,6 +99,8 @@ class NotesScreen(GuardedHandlers, LoudWorkers, Screen[None]):
         Binding("tab", "app.focus_next", "Switch pane", show=False),
         Binding("e", "experiment", "Run section's experiment"),
         Binding("t", "toggle_sections", "Sections"),
+        # Undo acts where its result shows; here it only says so.
+        Binding("u", "undo", "Undo (on Review and Browse)", show=False),
     ]
 
     def __init__(self, note: Note, *, section_id: str | None = None) -> None:
@@ -204,6 +206,14 @@ class NotesScreen(GuardedHandlers, LoudWorkers, Screen[None]):
 
     def action_back(self) -> None:
         self.dismiss()
+
+    def action_undo(self) -> None:
+        """Say where undo works: nothing here shows what it would undo."""
+        self.notify(
+            "Nothing is undone on Notes: u undoes on Review and in Browse, "
+            "where you see what it undid.",
+            severity="warning",
+        )
 
     def action_experiment(self) -> None:
         """Run the current section's experiment with its parameters, if it links one."""

@@ -19,6 +19,7 @@ from studykit.study.cardtext import expected_text, side_markdown, worked_text
 from studykit.study.session import Rating
 from studykit.text.unicodemath import latex_to_unicode
 from studykit.tui.guard import GuardedHandlers, LoudWorkers
+from studykit.tui.notices import TYPED_ANSWER, tell_once
 
 GRADE_WORKER = "grade-answer"
 
@@ -76,6 +77,7 @@ class AnswerPanel(GuardedHandlers, LoudWorkers, Vertical):
         if computed:
             hint = "a number" if card.kind == "numeric" else "an expression"
             box.placeholder = f"Type {hint}; enter submits"
+            tell_once(self.app, TYPED_ANSWER)
         self._say("")
 
     def front_markdown(self, note: Note | None = None) -> str:

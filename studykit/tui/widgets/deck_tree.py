@@ -8,7 +8,9 @@ from typing import ClassVar, Protocol
 
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -108,6 +110,10 @@ class DeckTree(GuardedHandlers, Tree[DeckGroup]):
         Binding("enter", "select_cursor", "Review"),
     ]
 
+    @dataclass
+    class Resized(Message):
+        """The tree's rows changed width: titles lined up with its counts follow."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(Text("Decks"), id=id)  # a str label is markup: rich's emoji table
         self.show_root = False
@@ -142,6 +148,14 @@ class DeckTree(GuardedHandlers, Tree[DeckGroup]):
         if highlighted is not None:
             self.call_after_refresh(self._move_to, highlighted)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
+
+    def name_width(self, depth: int = 0) -> int:
+        """How wide a deck name at `depth` is padded, so its counts end at the row's end."""
+        width = self.scrollable_content_region.width or 80
+        return max(8, width - depth * self.guide_depth - 3 * COUNT_WIDTH - 1)
+
     def _move_to(self, path: tuple[str, ...], tries: int = 5) -> None:
         """Put the cursor on the node at `path` (else the first), once lines are laid out."""
         nodes = [n for n in self._all_nodes() if n.data is not None and n.data.path == path]
@@ -168,8 +182,7 @@ class DeckTree(GuardedHandlers, Tree[DeckGroup]):
         icon = ""
         if node.allow_expand:
             icon = self.ICON_NODE_EXPANDED if node.is_expanded else self.ICON_NODE
-        width = self.scrollable_content_region.width or 80
-        name_width = max(8, width - depth * self.guide_depth - 3 * COUNT_WIDTH - 1)
+        name_width = self.name_width(depth)
         name = f"{icon}{group.name}"
         if len(name) > name_width:
             name = name[: name_width - 1] + "…"

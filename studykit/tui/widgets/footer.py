@@ -1,4 +1,4 @@
-"""The footer every screen shows: Textual's Footer, with Quit kept in view on narrow terminals."""
+"""The footer every screen shows: Textual's Footer, with Quit and Help kept in view when narrow."""
 
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ from studykit.tui.guard import GuardedHandlers
 COMPACT_BELOW = 100
 
 KeysShown = tuple[object, ...]
+FIRST = (frozenset({"quit"}), frozenset({"help", "help_typing"}))
+"""The keys the footer shows first, in this order (when they work now)."""
 
 
 class StudyFooter(GuardedHandlers, Footer):
-    """Quit first, then the keys of the focused widget, the screen and the app."""
+    """Quit and Help first, then the keys of the focused widget, the screen and the app."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -52,10 +54,15 @@ class StudyFooter(GuardedHandlers, Footer):
             return
         self._composed = shown
         await super().recompose()
-        # Footer lists the app's keys last, the first cut at 80 columns; Quit must stay in view.
-        keys = [child for child in self.children if getattr(child, "action", None) == "quit"]
-        if keys and self.children[0] is not keys[0]:
-            self.move_child(keys[0], before=0)
+        # Footer lists the app's keys last, the first cut at 80 columns; Quit and Help must
+        # stay in view, first.
+        place = 0
+        for actions in FIRST:
+            keys = [child for child in self.children if getattr(child, "action", None) in actions]
+            if keys:
+                if self.children[place] is not keys[0]:
+                    self.move_child(keys[0], before=place)
+                place += 1
 
     def on_resize(self, event: events.Resize) -> None:
         wide = event.size.width >= COMPACT_BELOW
