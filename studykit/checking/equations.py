@@ -11,10 +11,19 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Final
 
-from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
+from studykit.checking.relations import (
+    ORDER,
+    Outcome,
+    Verdict,
+    agrees,
+    identity,
+    numeric,
+)
+from studykit.checking.relations import value as value_of
 from studykit.checking.skips import SkipCategory
 from studykit.expressions import ExpressionError, ExpressionTimeout
 from studykit.expressions.statements import Side, Statement, statements
@@ -67,9 +76,12 @@ class Context:
     """Variables defined earlier in the same text: name -> its written definition."""
 
     definitions: dict[str, Node] = field(default_factory=dict)
+    # `\\gamma = \\sigma_{\\max}(W_{hh}) \\cdot …`: a name whose definition only the
+    # numeric checks read, as TeX.
+    written: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Context:
-        return Context(dict(self.definitions))
+        return Context(dict(self.definitions), dict(self.written))
 
 
 def without_cloze(text: str) -> str:
@@ -201,9 +213,8 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
     """One relation between two sides, with the context's definitions put in."""
     if relation.startswith("\\"):
         return Outcome("skipped", f"`{relation}` is not checked", category=_NOTATION)
-    for side in (left, right):
-        if side.node is None:
-            return Outcome("skipped", f"cannot read `{side.tex}`: {side.problem}")
+    if left.node is None or right.node is None:
+        return _unreadable(left, relation, right, context)
     assert left.node is not None and right.node is not None
     defined = _definition(left.node, relation, right.node, context)
     if defined is not None:
@@ -232,6 +243,31 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
         return Outcome("skipped", error.message)
     except RecursionError:
         return Outcome("skipped", "nested too deeply", category=_BUDGET)
+
+
+def _unreadable(left: Side, relation: str, right: Side, context: Context) -> Outcome:
+    """A side sympy cannot read: a form torch checks, or skipped with the reason."""
+    from studykit.checking.numerically import check_numerically
+
+    if relation == "=" and isinstance(left.node, Name) and left.tex.strip().startswith("\\"):
+        context.written[left.tex.strip()] = right.tex.strip()
+    outcome = check_numerically(
+        left.tex, relation, right.tex, context.written, _known_sizes(context)
+    )
+    if outcome is not None:
+        return outcome
+    side = left if left.node is None else right
+    return Outcome("skipped", f"cannot read `{side.tex}`: {side.problem}")
+
+
+def _known_sizes(context: Context) -> dict[str, float]:
+    """The numbers the text gave d, d_k and f (a forget gate) before this equation."""
+    known: dict[str, float] = {}
+    for name in ("d", "d_k", "f"):
+        if name in context.definitions and _evaluable(Name(name, name), context):
+            with suppress(ExpressionError, TexError):
+                known[name] = value_of(resolve(Name(name, name), context))
+    return known
 
 
 def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Context) -> Outcome:
