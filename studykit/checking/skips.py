@@ -29,7 +29,7 @@ class SkipCategory(StrEnum):
 # A symbol alone: `h_t`, `e_{ij}`, `\alpha_{21,2}`, `h_{t-1}`, `c_i`, `k^*`.
 _SYMBOL: Final = re.compile(r"\\?[A-Za-z]+(?:_(?:\{[^{}=]*\}|\w))?(?:\^(?:\{[^{}=]*\}|[\w*]))?")
 # Notation that states a shape, a range, an elementwise or indexed form: nothing to compute.
-_NOTATION: Final = re.compile(r"\\in\b|\\to\b|\\odot|\\sum|\\prod|\\dots|\\ldots|,|\\sin\^|\\cos\^")
+_NOTATION: Final = re.compile(r"\\in\b|\\to\b|\\odot|\\sum|\\prod|\\dots|\\ldots|\\sin\^|\\cos\^")
 # Words by which the text marks a formula it quotes as wrong.
 _QUOTED_WRONG: Final = re.compile(r"heuristic|galat|\bwrong\b|incorrect", re.IGNORECASE)
 

@@ -15,7 +15,7 @@ from studykit.checking import run_check
 from studykit.checking.equations import check_text
 from studykit.checking.findings import Report
 from studykit.checking.skips import SkipCategory, classify
-from tests.unit.test_check import ROOT
+from tests.unit.test_check import ROOT, studykit
 
 pytest.importorskip("torch")
 
@@ -192,3 +192,13 @@ def test_a_cell_state_gradient_is_the_forget_gate_to_the_steps() -> None:
     assert verdicts(text) == ["skipped", "verified"]
     found = check_text(text.replace("10^{-16}", "10^{-15}"))
     assert found[1].verdict == "wrong" and "f = 0.5, 50 steps" in found[1].reason
+
+
+def test_verbose_text_names_each_skips_category() -> None:
+    result = studykit("check", "--verbose")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    skipped = [line for line in lines if "skipped equation" in line]
+    assert skipped and all("] `" in line for line in skipped)
+    assert not any("[unclassified]" in line for line in skipped)
+    assert any(line.startswith("skipped by category: definition ") for line in lines)
