@@ -44,7 +44,7 @@ def check_encoding(form: Encoding) -> Outcome | None:
     column = "2i+1" if form.odd else "2i"
     for d in _PE_DIMS:
         table = encoding(max(_POSITIONS) + 1, d)
-        for i in range(d // 2):
+        for i in sorted({0, 1, d // 4, d // 2 - 1}):  # first, last and between: enough
             for pos in _POSITIONS:
                 got = written.evaluate({"P": pos, "i": i, "d": d})
                 expected = float(table[pos, 2 * i + form.odd])

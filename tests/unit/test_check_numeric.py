@@ -7,6 +7,7 @@ file:line; the unplanted copy passes.
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,8 @@ PLANTS = [
     (NOTE, ATTENTION, ATTENTION.replace(r"\sqrt{d_k}", "d_k"), "scaled_dot_product_attention"),
     (DECK, r"\le \gamma^{T-1}", r"\le \gamma^{T-2}", "sampled counterexample"),
     (COMPUTED, r"\cos(pos / 10000^{2i/d})", r"\sin(pos / 10000^{2i/d})", "sinusoidal"),
+    (NOTE, r"= \mathrm{diag}(f_t)$", r"= \mathrm{diag}(f_{t-1})$", "different Jacobian"),
+    (NOTE, r"$f = 0.5$ par", r"$f = 0.6$ par", "along the cell state (f = 0.6, 50 steps)"),
 ]
 
 
@@ -183,6 +186,8 @@ def test_a_planted_fault_is_a_problem_at_its_line(
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     problems = run_check([path], tmp_path).problems
     located = [(p.path.endswith(relative.name), p.line, p.kind) for p in problems]
+    if old.startswith("$f = "):  # the value changes; the wrong gradient is on the next line
+        line += 1
     assert (True, line, "equation") in located, [str(p) for p in problems]
     assert any(message in p.message for p in problems), [str(p) for p in problems]
 
@@ -202,3 +207,16 @@ def test_verbose_text_names_each_skips_category() -> None:
     assert skipped and all("] `" in line for line in skipped)
     assert not any("[unclassified]" in line for line in skipped)
     assert any(line.startswith("skipped by category: definition ") for line in lines)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        r"$f = 0.5$ par $\partial c_{100000000} / \partial c_0 \approx 0$",
+        r"$d = 1000000000$ par $\|PE\| = 16$",
+    ],
+)
+def test_sizes_the_text_gives_are_bounded(text: str) -> None:
+    started = time.perf_counter()
+    found = check_text(text)
+    assert found[-1].verdict == "skipped" and time.perf_counter() - started < 5
