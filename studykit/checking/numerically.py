@@ -9,7 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from studykit.checking.autograd import check_bound, check_cell_gradient, check_jacobian
-from studykit.checking.references import check_attention, check_encoding, check_encoding_norm
+from studykit.checking.references import (
+    check_attention,
+    check_encoding,
+    check_encoding_norm,
+    check_softmax,
+)
 from studykit.checking.relations import Outcome
 from studykit.checking.skips import SkipCategory
 from studykit.checking.texforms import (
@@ -19,6 +24,7 @@ from studykit.checking.texforms import (
     Form,
     Jacobian,
     NormBound,
+    Softmax,
     recognise,
 )
 
@@ -35,6 +41,8 @@ def check_form(form: Form, known: Mapping[str, float]) -> Outcome | None:
         return check_encoding_norm(form, known)
     if isinstance(form, CellGradient):
         return check_cell_gradient(form, known)
+    if isinstance(form, Softmax):
+        return check_softmax(form)
     return check_attention(form)
 
 

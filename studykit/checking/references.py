@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 from studykit.checking.autograd import REL_TOL, SHAPES, close
 from studykit.checking.relations import Outcome
-from studykit.checking.texforms import Attention, Encoding, EncodingNorm, formula
+from studykit.checking.texforms import Attention, Encoding, EncodingNorm, Softmax, formula
 
 if TYPE_CHECKING:
     import torch
@@ -111,4 +111,36 @@ def check_attention(form: Attention) -> Outcome | None:
                 f"differs from torch's scaled_dot_product_attention (float64, d_k = {d_k}): "
                 "the reference is softmax(QK^⊤/√d_k)V",
             )
+    return Outcome("verified")
+
+
+def check_softmax(form: Softmax) -> Outcome | None:
+    """Attention weights written out, against torch's softmax over each row of scores."""
+    import torch
+
+    size = 5
+    scores = torch.randn(
+        size, size, generator=torch.Generator().manual_seed(7), dtype=torch.float64
+    )
+    expected = torch.softmax(scores, dim=-1)
+    outer = {form.row, form.column}
+    if not set(form.top) <= outer or not set(form.bottom) <= outer | {form.over}:
+        return None
+    for i in range(size):
+        for j in range(size):
+            given = {form.row: i, form.column: j}
+            top = scores[given[form.top[0]], given[form.top[1]]].exp()
+            bottom = sum(
+                float(scores[({**given, form.over: k})[form.bottom[0]],
+                             ({**given, form.over: k})[form.bottom[1]]].exp())
+                for k in range(size)
+            )  # fmt: skip
+            got = float(top) / bottom
+            if not math.isclose(got, float(expected[i, j]), rel_tol=REL_TOL):
+                return Outcome(
+                    "wrong",
+                    f"differs from torch.softmax over each row of the scores (float64, "
+                    f"{size}×{size}) at {form.row} = {i}, {form.column} = {j}: the weights of "
+                    f"one {form.row} must be normalised over its {form.column}",
+                )
     return Outcome("verified")

@@ -10,7 +10,8 @@ None, and the equation is then skipped with a category.
 - a norm bound `\\left\\| J \\right\\| \\le` an expression in `\\sigma_{\\max}(W_{hh})`,
   `\\max_i \\tanh'(a_{t,i})`, `\\max_{t,i} \\tanh'(a_{t,i})` and names defined earlier;
 - the sinusoidal encoding `PE_{(pos, 2i)} = …`, `PE_{(pos, 2i+1)} = …`, and `\\|PE(pos)\\|`;
-- attention `\\mathrm{Attention}(Q, K, V) = \\mathrm{softmax}(\\frac{QK^\\top}{s}) V`.
+- attention `\\mathrm{Attention}(Q, K, V) = \\mathrm{softmax}(\\frac{QK^\\top}{s}) V`, and
+  weights written out: `\\alpha_{ij} = \\frac{\\exp(e_{ij})}{\\sum_{k=1}^{T} \\exp(e_{ik})}`.
 """
 
 from __future__ import annotations
@@ -105,7 +106,18 @@ class CellGradient:
     written: str  # the right side's TeX
 
 
-Form = Jacobian | NormBound | Encoding | EncodingNorm | Attention | CellGradient
+@dataclass(frozen=True, slots=True)
+class Softmax:
+    """`\\alpha_{ij} = \\frac{\\exp(e_{ij})}{\\sum_{k=1}^{T} \\exp(e_{ik})}`, by its indices."""
+
+    row: str  # the weight's first index (i)
+    column: str  # its second (j)
+    top: tuple[str, str]  # e's indices in the numerator
+    over: str  # the summation index (k)
+    bottom: tuple[str, str]  # e's indices under the sum
+
+
+Form = Jacobian | NormBound | Encoding | EncodingNorm | Attention | CellGradient | Softmax
 
 
 def normal(tex: str) -> str:
@@ -238,7 +250,24 @@ def recognise(left: str, relation: str, right: str, written: Mapping[str, str]) 
             formula = bound_formula(b, {normal(k): normal(v) for k, v in written.items()})
             return NormBound(target, relation, formula, squared) if formula else None
         return None
-    return _encoding(a, b) if relation == "=" else None
+    if relation != "=":
+        return None
+    return _softmax(a, b) or _encoding(a, b)
+
+
+def _softmax(left: str, right: str) -> Softmax | None:
+    weight = re.fullmatch(r"\\alpha_\{(\w)(\w)\}", left)
+    written = re.fullmatch(
+        r"\\frac\{\\exp\(e_\{(\w)(\w)\}\)\}"
+        r"\{\\sum_\{(\w)=1\}\^\{?\w\}?\\exp\(e_\{(\w)(\w)\}\)\}",
+        right,
+    )
+    if weight is None or written is None:
+        return None
+    top_row, top_column, over, bottom_row, bottom_column = written.groups()
+    return Softmax(
+        weight.group(1), weight.group(2), (top_row, top_column), over, (bottom_row, bottom_column)
+    )
 
 
 def _with_position(tex: str) -> str:

@@ -42,6 +42,7 @@ PE_ODD = r"PE_{(pos, 2i+1)} = \cos\left(\frac{pos}{10000^{2i/d}}\right)"
 ATTENTION = (
     r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V"
 )
+SOFTMAX = r"\alpha_{ij} = \frac{\exp(e_{ij})}{\sum_{k=1}^{T} \exp(e_{ik})}"
 
 
 def verdicts(text: str) -> list[str]:
@@ -61,6 +62,7 @@ def verdicts(text: str) -> list[str]:
         r"\|PE(pos)\|^2 = d/2",
         r"\|PE\| = \sqrt{d/2}",
         ATTENTION,
+        SOFTMAX,
         r"\frac{\partial c_t}{\partial c_{t-1}} = \mathrm{diag}(f_t)",
     ],
 )
@@ -100,6 +102,8 @@ def test_a_norm_bound_over_steps_reads_gamma_from_its_definition() -> None:
         (ATTENTION.replace(r"\sqrt{d_k}", "d_k"), "scaled_dot_product_attention"),
         (ATTENTION.replace(r"QK^\top", r"KQ^\top"), "multiply in the written order"),
         (r"\frac{\partial c_t}{\partial c_{t-1}} = \mathrm{diag}(f_{t-1})", "different Jacobian"),
+        (SOFTMAX.replace("e_{ik}", "e_{kj}"), "torch.softmax"),
+        (SOFTMAX.replace("e_{ij})}{", "e_{ji})}{"), "torch.softmax"),
     ],
 )
 def test_wrong_forms_are_wrong(tex: str, message: str) -> None:
@@ -168,6 +172,7 @@ PLANTS = [
     (DECK, r"\le \gamma^{T-1}", r"\le \gamma^{T-2}", "sampled counterexample"),
     (COMPUTED, r"\cos(pos / 10000^{2i/d})", r"\sin(pos / 10000^{2i/d})", "sinusoidal"),
     (NOTE, r"= \mathrm{diag}(f_t)$", r"= \mathrm{diag}(f_{t-1})$", "different Jacobian"),
+    (NOTE, r"\exp(e_{ik})}", r"\exp(e_{kj})}", "torch.softmax"),
     (NOTE, r"$f = 0.5$ par", r"$f = 0.6$ par", "along the cell state (f = 0.6, 50 steps)"),
 ]
 
