@@ -36,7 +36,7 @@ class Recorder:
                 counts.verified += 1
             elif equation.verdict == "skipped":
                 counts.skipped += 1
-                category = equation.category or classify(equation.tex, text, equation.index)
+                category = equation.category or classify(equation.tex, text, equation.index).value
                 self.report.skipped_equations.append(
                     SkippedEquation(path, line, where, equation.tex, equation.reason, category)
                 )
