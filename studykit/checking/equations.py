@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Final
 
-from studykit.checking.relations import ORDER, Outcome, Verdict, agrees, identity, numeric
+from studykit.checking.relations import (
+    ORDER,
+    Outcome,
+    Verdict,
+    agrees,
+    identity,
+    numeric,
+)
+from studykit.checking.relations import value as value_of
+from studykit.checking.skips import SkipCategory
 from studykit.expressions import ExpressionError, ExpressionTimeout
 from studykit.expressions.statements import Side, Statement, statements
 from studykit.expressions.texlex import TexError
@@ -40,6 +50,13 @@ MAX_RESOLVED_NODES: Final = 200
 TEXT_TIME_BUDGET_S: Final = 10.0
 MAX_EQUATIONS_PER_TEXT: Final = 500
 
+_BUDGET: Final = SkipCategory.BUDGET.value
+_PARAMETER: Final = SkipCategory.CARD_PARAMETER.value
+_NOTATION: Final = SkipCategory.NOTATION.value
+_DEFINITION: Final = SkipCategory.DEFINITION.value
+_HYPOTHESIS: Final = SkipCategory.HYPOTHESIS.value
+_APPROX: Final = SkipCategory.APPROXIMATION.value
+
 
 @dataclass(frozen=True, slots=True)
 class Equation:
@@ -51,6 +68,7 @@ class Equation:
     reason: str = ""
     expected: str | None = None
     computed: str | None = None
+    category: str = ""
 
 
 @dataclass
@@ -58,9 +76,12 @@ class Context:
     """Variables defined earlier in the same text: name -> its written definition."""
 
     definitions: dict[str, Node] = field(default_factory=dict)
+    # `\\gamma = \\sigma_{\\max}(W_{hh}) \\cdot …`: a name whose definition only the
+    # numeric checks read, as TeX.
+    written: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> Context:
-        return Context(dict(self.definitions))
+        return Context(dict(self.definitions), dict(self.written))
 
 
 def without_cloze(text: str) -> str:
@@ -96,7 +117,7 @@ def check_text(
                     if over
                     else f"this text's equations took over {TEXT_TIME_BUDGET_S:g} s"
                 )
-                found.append(Equation(tex.strip()[:80], index, "skipped", limit))
+                found.append(Equation(tex.strip()[:80], index, "skipped", limit, category=_BUDGET))
             continue
         found += check_span(tex, context, index=index, params=params)
     return found
@@ -120,12 +141,20 @@ def check_span(
         where = index + chain.start
         if used:
             reason = f"uses the card parameter `{{{used[0]}}}` (its variants are checked as a card)"
-            found.append(Equation(chain.tex, where, "skipped", reason))
+            found.append(Equation(chain.tex, where, "skipped", reason, category=_PARAMETER))
             continue
         outcome = check_statement(chain, context)
         verdict, reason = outcome.verdict, outcome.reason
         found.append(
-            Equation(chain.tex, where, verdict, reason, outcome.expected, outcome.computed)
+            Equation(
+                chain.tex,
+                where,
+                verdict,
+                reason,
+                outcome.expected,
+                outcome.computed,
+                outcome.category,
+            )
         )
     return found
 
@@ -137,14 +166,14 @@ def _might_relate(tex: str) -> bool:
 def check_statement(chain: Statement, context: Context) -> Outcome:
     """Check each relation of a chain; wrong if any is wrong, verified if any is verified."""
     if not chain.sides:
-        return Outcome("skipped", "a relation with one side missing")
+        return Outcome("skipped", "a relation with one side missing", category=_NOTATION)
     local = context
     if chain.bindings:
         local = context.copy()
         for binding in chain.bindings:
             problem = _bind(binding, local)
             if problem:
-                return Outcome("skipped", problem)
+                return Outcome("skipped", problem, category=_NOTATION)
     outcomes: list[Outcome] = []
     group: list[Side] = [chain.sides[0]]  # sides joined by = and ≈ so far: one quantity
     for k, relation in enumerate(chain.relations):
@@ -183,10 +212,9 @@ def _bind(binding: Statement, context: Context) -> str:
 def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
     """One relation between two sides, with the context's definitions put in."""
     if relation.startswith("\\"):
-        return Outcome("skipped", f"`{relation}` is not checked")
-    for side in (left, right):
-        if side.node is None:
-            return Outcome("skipped", f"cannot read `{side.tex}`: {side.problem}")
+        return Outcome("skipped", f"`{relation}` is not checked", category=_NOTATION)
+    if left.node is None or right.node is None:
+        return _unreadable(left, relation, right, context)
     assert left.node is not None and right.node is not None
     defined = _definition(left.node, relation, right.node, context)
     if defined is not None:
@@ -208,11 +236,38 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
                 return general
         return _name_the_definition(outcome, left.node, right.node, context)
     except ExpressionTimeout as error:
-        return Outcome("skipped", f"could not be decided in time: {error.message}")
+        return Outcome(
+            "skipped", f"could not be decided in time: {error.message}", category=_BUDGET
+        )
     except ExpressionError as error:
         return Outcome("skipped", error.message)
     except RecursionError:
-        return Outcome("skipped", "nested too deeply")
+        return Outcome("skipped", "nested too deeply", category=_BUDGET)
+
+
+def _unreadable(left: Side, relation: str, right: Side, context: Context) -> Outcome:
+    """A side sympy cannot read: a form torch checks, or skipped with the reason."""
+    from studykit.checking.numerically import check_numerically
+
+    if relation == "=" and isinstance(left.node, Name) and left.tex.strip().startswith("\\"):
+        context.written[left.tex.strip()] = right.tex.strip()
+    outcome = check_numerically(
+        left.tex, relation, right.tex, context.written, _known_sizes(context)
+    )
+    if outcome is not None:
+        return outcome
+    side = left if left.node is None else right
+    return Outcome("skipped", f"cannot read `{side.tex}`: {side.problem}")
+
+
+def _known_sizes(context: Context) -> dict[str, float]:
+    """The numbers the text gave d, d_k and f (a forget gate) before this equation."""
+    known: dict[str, float] = {}
+    for name in ("d", "d_k", "f"):
+        if name in context.definitions and _evaluable(Name(name, name), context):
+            with suppress(ExpressionError, TexError):
+                known[name] = value_of(resolve(Name(name, name), context))
+    return known
 
 
 def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Context) -> Outcome:
@@ -246,9 +301,11 @@ def _definition(left: Node, relation: str, right: Node, context: Context) -> Out
             checked = _has_formula(side, context) if isinstance(side, Name) else True
             if isinstance(side, Name) and not (checked and _evaluable(side, context)):
                 if relation == "≈":
-                    return Outcome("skipped", f"the approximate value of `{side.shown}`")
+                    reason = f"the approximate value of `{side.shown}`"
+                    return Outcome("skipped", reason, category=_APPROX)
                 if not names(other) or relation in ORDER:
-                    return Outcome("skipped", f"a condition on `{side.shown}`")
+                    reason = f"a condition on `{side.shown}`"
+                    return Outcome("skipped", reason, category=_HYPOTHESIS)
         return None
     for name, value in ((left, right), (right, left)):
         if not isinstance(name, Name) or name.ident in names(value):
@@ -256,7 +313,7 @@ def _definition(left: Node, relation: str, right: Node, context: Context) -> Out
         if _has_formula(name, context) and _evaluable(name, context):
             return None
         context.definitions[name.ident] = value
-        return Outcome("skipped", f"defines `{name.shown}`")
+        return Outcome("skipped", f"defines `{name.shown}`", category=_DEFINITION)
     return None
 
 
@@ -275,12 +332,13 @@ def _evaluable(node: Node, context: Context) -> bool:
 def _symbolic(a: Node, relation: str, b: Node, free: set[str]) -> Outcome:
     listed = ", ".join(f"`{name}`" for name in sorted(free))
     if relation in ("≈", "≠"):
-        return Outcome("skipped", f"`{relation}` with free variables {listed}")
+        return Outcome("skipped", f"`{relation}` with free variables {listed}", category=_APPROX)
     if identity(a, relation, b):
         return Outcome("verified")
     if relation == "=" and names(a) and names(b):
         return Outcome("wrong", f"not an identity: the sides differ at sample values of {listed}")
-    return Outcome("skipped", f"holds only for particular values of {listed} (not an identity)")
+    reason = f"holds only for particular values of {listed} (not an identity)"
+    return Outcome("skipped", reason, category=_HYPOTHESIS)
 
 
 def resolve(node: Node, context: Context, *, active: frozenset[str] = frozenset()) -> Node:
@@ -318,7 +376,8 @@ def check_says(says: str, computed: float | None) -> list[Equation]:
     """A claim's `says` as an equation; its written number must also match `computed`."""
     found = check_span(says, Context())
     if not found:
-        return [Equation(says.strip(), 0, "skipped", "no relation to check in `says`")]
+        reason = "no relation to check in `says`"
+        return [Equation(says.strip(), 0, "skipped", reason, category=_NOTATION)]
     if computed is None or any(item.verdict == "wrong" for item in found):
         return found
     try:

@@ -70,10 +70,12 @@ class SkippedEquation:
     where: str
     tex: str
     reason: str
+    category: str = "unclassified"  # a `checking.skips.SkipCategory` value
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}"
-        return one_line(f"{where}: skipped equation ({self.where}) `{self.tex}`: {self.reason}")
+        what = f"skipped equation ({self.where}) [{self.category}]"
+        return one_line(f"{where}: {what} `{self.tex}`: {self.reason}")
 
     def to_json(self) -> JsonObject:
         return {
@@ -81,6 +83,7 @@ class SkippedEquation:
             "line": self.line,
             "where": self.where,
             "tex": self.tex,
+            "category": self.category,
             "reason": self.reason,
         }
 
@@ -141,6 +144,13 @@ class Report:
     equations: EquationCounts = field(default_factory=EquationCounts)
     skipped_equations: list[SkippedEquation] = field(default_factory=list)
 
+    def skip_categories(self) -> dict[str, int]:
+        """How many skipped equations fall in each category, most first."""
+        counts: dict[str, int] = {}
+        for item in self.skipped_equations:
+            counts[item.category] = counts.get(item.category, 0) + 1
+        return dict(sorted(counts.items(), key=lambda pair: (-pair[1], pair[0])))
+
     @property
     def exit_code(self) -> int:
         """0 clean, 1 problems found (a file that did not load is one, as in every command)."""
@@ -170,6 +180,7 @@ class Report:
                 "skipped": counts.skipped,
                 "wrong": counts.wrong,
             },
+            "skipped_by_category": self.skip_categories(),
             "problems": [problem.to_json() for problem in self.problems],
             "warnings": [warning.to_json() for warning in self.warnings],
         }

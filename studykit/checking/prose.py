@@ -8,6 +8,7 @@ from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
+from studykit.checking.skips import classify
 from studykit.content.citations import CLAIM_VALUES, render_citations
 from studykit.content.loading import Library
 from studykit.content.model import Card, Claim, Note, Section, Strict
@@ -35,8 +36,9 @@ class Recorder:
                 counts.verified += 1
             elif equation.verdict == "skipped":
                 counts.skipped += 1
+                category = equation.category or classify(equation.tex, text, equation.index).value
                 self.report.skipped_equations.append(
-                    SkippedEquation(path, line, where, equation.tex, equation.reason)
+                    SkippedEquation(path, line, where, equation.tex, equation.reason, category)
                 )
             else:
                 counts.wrong += 1

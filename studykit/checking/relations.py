@@ -35,6 +35,7 @@ class Outcome:
     reason: str = ""
     expected: str | None = None
     computed: str | None = None
+    category: str = ""  # a SkipCategory's value, for a skip whose reason is known at the source
 
 
 def value(node: Node) -> float:
@@ -103,7 +104,8 @@ def _approx(left: Node, right: Node, a: float, b: float) -> Outcome:
     if written is None:
         written, computed = written_number(left), b
     if written is None:
-        return Outcome("skipped", "`\\approx` between two expressions: no written digits")
+        reason = "`\\approx` between two expressions: no written digits"
+        return Outcome("skipped", reason, category="approximation")
     target, half = written
     if _within(computed, written):
         return Outcome("verified")

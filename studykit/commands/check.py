@@ -84,6 +84,10 @@ def check(
         if verbose:
             for skipped in report.skipped_equations:
                 click.echo(str(skipped))
+            categories = report.skip_categories()
+            if categories:
+                counts = ", ".join(f"{name} {count}" for name, count in categories.items())
+                click.echo(f"skipped by category: {counts}")
         for warning in report.warnings:
             click.echo(f"warning: {warning}")
         if report.experiments is not None and report.experiments.note:
