@@ -74,11 +74,10 @@ def test_the_bundled_content_passes_as_pytest_items(pytester: pytest.Pytester) -
     assert kinds["equation"] >= 100 and kinds["load"] == 0
 
 
-def author_repository(pytester: pytest.Pytester) -> Path:
-    """A copy of the bundled content with its own tests, and a broken fixture deep in them."""
-    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+def author_repository(pytester: pytest.Pytester, source: Path = ROOT) -> Path:
+    """A copy of `source`'s content with tests of its own, and a broken fixture deep in them."""
     for folder in ("content", "decks"):
-        shutil.copytree(ROOT / folder, pytester.path / folder)
+        shutil.copytree(source / folder, pytester.path / folder)
     fixture = pytester.path / "tests" / "data" / "broken" / "content"
     fixture.mkdir(parents=True)
     (fixture / "bad.yaml").write_text("id: [\n", encoding="utf-8")
@@ -98,7 +97,7 @@ def test_planted_mistakes_fail_their_items_with_what_check_prints(
     plant(root, NOTE, entry, entry + "s")
     broken = plant(root, DECK, "\ncards:\n", "\ncards: [\n")
 
-    result, verdicts = run(pytester, "--studykit")
+    result, verdicts = run(pytester)  # plain `pytest`: no configuration, the root's content
 
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     failed = sorted(nodeid for nodeid, verdict in verdicts.items() if verdict == "FAILED")
@@ -130,15 +129,22 @@ def test_planted_mistakes_fail_their_items_with_what_check_prints(
 
 
 def test_content_is_collected_only_from_the_root_or_when_named(pytester: pytest.Pytester) -> None:
-    author_repository(pytester)
+    """With testpaths, `--studykit` adds the root's content; a fixture's is named or left."""
+    author_repository(pytester, ROOT / "tests" / "data" / "check" / "planted")
+    pytester.makepyprojecttoml('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
 
     _, plain = run(pytester)
     assert plain == {"tests/test_plain.py::test_plain": "PASSED"}
     _, named = run(pytester, "tests/test_plain.py", "tests/data/broken")
     assert named == {
         "tests/test_plain.py::test_plain": "PASSED",
-        "tests/data/broken/content/bad.yaml::load:2": "FAILED",  # where YAML finds it,
+        "tests/data/broken/content/bad.yaml::load:2": "FAILED",  # where YAML finds it
     }
+    _, everything = run(pytester, "--studykit")
+    assert everything["tests/test_plain.py::test_plain"] == "PASSED"
+    assert everything["content/planted.yaml::claim:wrong-equals"] == "FAILED"
+    assert everything["decks/planted.yaml::card:divides-by-zero"] == "FAILED"
+    assert not any("broken" in nodeid for nodeid in everything)
 
 
 def test_importing_the_plugin_loads_no_check_code() -> None:
