@@ -16,6 +16,8 @@ import pytest
 FOLDERS: Final = ("content", "decks")
 SUFFIXES: Final = (".yaml", ".yml")
 ROOTS = pytest.StashKey[frozenset[Path]]()
+# What each file's experiment runs did, or why none ran (`check`'s `experiments:` line).
+EXPERIMENT_NOTES = pytest.StashKey[dict[str, str]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -78,3 +80,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from studykit.pytest_plugin.items import ContentFile
 
     return ContentFile.from_parent(parent, path=file_path, root=root)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    notes = terminalreporter.config.stash.get(EXPERIMENT_NOTES, {})
+    for where, note in notes.items():
+        terminalreporter.write_line(f"studykit experiments: {where}: {note}")

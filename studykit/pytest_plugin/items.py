@@ -63,6 +63,10 @@ class ContentFile(pytest.File):
         check_scope(
             _library(self.config, self.root), Scope(self.root, (rel,)), report, run_experiments=run
         )
+        if report.experiments is not None and report.experiments.note:
+            from studykit.pytest_plugin import EXPERIMENT_NOTES
+
+            self.config.stash.setdefault(EXPERIMENT_NOTES, {})[rel] = report.experiments.note
         for checked in sorted(report.items, key=lambda item: item.line):
             if checked.rel == rel:
                 yield ContentItem.from_parent(self, name=checked.name, checked=checked)

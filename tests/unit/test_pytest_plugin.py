@@ -147,6 +147,44 @@ def test_content_is_collected_only_from_the_root_or_when_named(pytester: pytest.
     assert not any("broken" in nodeid for nodeid in everything)
 
 
+MEASURED = """id: demo-note
+title: Demo
+sections:
+  - id: decay
+    title: Decay
+    body: Gradient {measured:k-095} steps mein girta hai.
+    measured:
+      - id: k-095
+        experiment: effective-context
+        params: {gamma: 0.95}
+        answer: k
+        value: 91
+        tolerance: {abs: 0}
+        machine: test machine
+        torch: 2.13.0
+"""
+
+
+def test_experiments_run_only_when_asked(pytester: pytest.Pytester) -> None:
+    """A measured entry that drifted (the run gives k = 90) fails once experiments run."""
+    pytest.importorskip("torch")
+    pytester.makefile(".yaml", **{"content/note": MEASURED})
+    item = "content/note.yaml::measured:k-095"
+
+    _, plain = run(pytester)
+    assert plain == {item: "PASSED"}
+    result, ran = run(pytester, "--studykit-run-experiments")
+    assert ran == {item: "FAILED"}
+    assert any(
+        line.startswith("content/note.yaml:8: experiment measured k-095: ")  # its `- id:`
+        and "now measures k = 90, but the entry says 91" in line
+        for line in result.outlines
+    )
+    assert any(
+        line.startswith("studykit experiments: content/note.yaml: ") for line in result.outlines
+    )
+
+
 def test_importing_the_plugin_loads_no_check_code() -> None:
     """pytest loads the entry point in every project where studykit is installed."""
     code = (
