@@ -73,7 +73,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     content folder deep in tests/, unless named)."""
     if file_path.suffix not in SUFFIXES:
         return None
-    path = file_path.resolve()
+    try:
+        path = file_path.resolve()
+    except (OSError, RuntimeError):  # a link loop: not content pytest could check
+        return None
     root = root_of(path)
     if root is None or root not in parent.config.stash.get(ROOTS, frozenset()):
         return None
