@@ -53,7 +53,7 @@ class ContentFile(pytest.File):
         self.root = root
 
     def collect(self) -> Iterator[ContentItem]:
-        from studykit.checking.findings import Report
+        from studykit.checking.findings import Checked, Report
         from studykit.checking.runner import check_scope
         from studykit.checking.scope import Scope
 
@@ -67,9 +67,13 @@ class ContentFile(pytest.File):
             from studykit.pytest_plugin import EXPERIMENT_NOTES
 
             self.config.stash.setdefault(EXPERIMENT_NOTES, {})[rel] = report.experiments.note
-        for checked in sorted(report.items, key=lambda item: item.line):
-            if checked.rel == rel:
-                yield ContentItem.from_parent(self, name=checked.name, checked=checked)
+        items = [checked for checked in report.items if checked.rel in (rel, "")]
+        placed = {id(problem) for checked in report.items for problem in checked.problems}
+        unplaced = [problem for problem in report.problems if id(problem) not in placed]
+        if unplaced:  # a check that names no item still fails the run, at its file
+            items.append(Checked(rel, 0, "check", unplaced))
+        for checked in sorted(items, key=lambda item: item.line):
+            yield ContentItem.from_parent(self, name=checked.name, checked=checked)
 
 
 class ContentItem(pytest.Item):

@@ -1,8 +1,8 @@
 """The pytest plugin: the bundled content as pytest items, and planted mistakes failing there.
 
-Each test runs a real pytest in a child process (pytester), as an author's repository does:
-an in-process run would put sys.modules back afterwards and leave the rest of the suite
-with a second sympy.
+Each test runs a real pytest in a child process (pytester), as an author's repository does.
+Nothing is imported for the first time inside a pytester test: its fixture puts sys.modules
+back afterwards, and the tests after it would get a second yaml or sympy beside the first.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from studykit.cli import cli
+from studykit.checking import run_check
+from studykit.experiments.installed import torch_installed
 
 pytest_plugins = ["pytester"]
 
@@ -116,9 +116,9 @@ def test_planted_mistakes_fail_their_items_with_what_check_prints(
     assert verdicts[f"{NOTE}::claim:idle-cores"] == "PASSED"
     assert not any("broken" in nodeid for nodeid in verdicts)  # a fixture, not content
     # Each failure reads as `studykit check` prints it, at file:line.
-    check = CliRunner().invoke(cli, ["check", str(root)])
-    assert check.exit_code == 1
-    printed = [line for line in check.output.splitlines() if line.startswith(("content", "decks"))]
+    check = pytester.run(sys.executable, "-m", "studykit", "check", str(root))
+    assert check.ret == 1
+    printed = [line for line in check.outlines if line.startswith(("content", "decks"))]
     assert len(printed) == 5
     assert [line for line in result.outlines if line in printed] == printed
     assert any(
@@ -167,7 +167,8 @@ sections:
 
 def test_experiments_run_only_when_asked(pytester: pytest.Pytester) -> None:
     """A measured entry that drifted (the run gives k = 90) fails once experiments run."""
-    pytest.importorskip("torch")
+    if not torch_installed():
+        pytest.skip("the experiments need the torch extra")
     pytester.makefile(".yaml", **{"content/note": MEASURED})
     item = "content/note.yaml::measured:k-095"
 
@@ -183,6 +184,18 @@ def test_experiments_run_only_when_asked(pytester: pytest.Pytester) -> None:
     assert any(
         line.startswith("studykit experiments: content/note.yaml: ") for line in result.outlines
     )
+
+
+@pytest.mark.parametrize("name", ["check/planted", "check/equations", "check/evidence", "broken"])
+def test_every_problem_check_finds_belongs_to_one_item(name: str) -> None:
+    """The plugin fails exactly what `check` fails: no problem outside an item, none twice."""
+    root = ROOT / "tests" / "data" / name
+    report = run_check([root], root)
+    placed = [problem for item in report.items for problem in item.problems]
+    assert report.problems
+    assert sorted(map(str, placed)) == sorted(map(str, report.problems))
+    names = [(item.rel, item.name) for item in report.items]
+    assert len(names) == len(set(names))
 
 
 def test_importing_the_plugin_loads_no_check_code() -> None:
