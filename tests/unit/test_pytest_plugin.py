@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections import Counter
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -27,7 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTE = "content/ai-ml/rnn-limitations.yaml"
 DECK = "decks/ai-ml/rnn-limitations.yaml"
 COMPUTED = "decks/ai-ml/rnn-limitations-computed.yaml"
-MODULE = "studykit.pytest_plugin"
+# The entry point pytest loads once studykit is installed (`-p no:studykit` turns it off).
+ENTRY_POINTS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+    "entry-points"
+]
+MODULE = ENTRY_POINTS["pytest11"]["studykit"]
 # Installed, the entry point loads the plugin; from a checkout, `-p` does.
 INSTALLED = any(ep.value == MODULE for ep in entry_points(group="pytest11"))
 # The suite's other plugins only slow an inner run's start (content needs none of them).
