@@ -230,17 +230,20 @@ def check_experiments(
     torch = torch_installed()
     started = time.perf_counter()
     for link in _links(library, scope):
-        if link.ref.name not in registered:
-            kind, subject = link.holder.split(" ", 1)
-            checker.problem(
-                link,
-                f"{link.ref.name} ({kind} {subject})",
-                f"no experiment is registered under this name; known: {known}",
-            )
-        elif torch:
-            checker.check(link)
-            if _measures(link):
-                checker.evidence(link)
+        kind, subject = link.holder.split(" ", 1)
+        rel, line = (link.origin.path, link.origin.line) if link.origin else ("", 0)
+        # The item the plain checks made: the card, or the section's experiment link.
+        with report.checking(rel, line, f"{'card' if kind == 'card' else 'experiment'}:{subject}"):
+            if link.ref.name not in registered:
+                checker.problem(
+                    link,
+                    f"{link.ref.name} ({kind} {subject})",
+                    f"no experiment is registered under this name; known: {known}",
+                )
+            elif torch:
+                checker.check(link)
+                if _measures(link):
+                    checker.evidence(link)
     if not torch:
         report.experiments = ExperimentSummary(ran=0, note=NO_TORCH)
         return

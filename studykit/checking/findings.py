@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -51,6 +53,22 @@ class Problem:
             "expected": self.expected,
             "computed": self.computed,
         }
+
+
+@dataclass
+class Checked:
+    """One thing checked at file:line (claim, card, equation, measured entry, load error).
+
+    `name` is unique in its file (`claim:ID`, `card:ID`, `equation:LINE`, …); the pytest
+    plugin makes one item of each.
+    """
+
+    rel: str  # the file, relative to its root ("" when unknown)
+    line: int
+    name: str
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    skipped: str | None = None  # why it was not checked (an equation that cannot be read)
 
 
 @dataclass(frozen=True)
@@ -115,6 +133,21 @@ class Report:
     evidence: dict[str, int] = field(default_factory=dict)  # kind -> cards that give it
     experiment_only: int = 0  # cards whose one evidence needs `--run-experiments`
     warnings: list[Problem] = field(default_factory=list)  # shown; the exit status ignores them
+    items: list[Checked] = field(default_factory=list)  # each thing checked, with its problems
+    _named: dict[tuple[str, str], Checked] = field(default_factory=dict, init=False, repr=False)
+
+    @contextmanager
+    def checking(self, rel: str, line: int, name: str) -> Iterator[Checked]:
+        """The problems and warnings added inside the block are `name`'s (a later block for
+        the same file and name adds to it: an experiment run after the plain checks)."""
+        item = self._named.get((rel, name))
+        if item is None:
+            item = self._named[rel, name] = Checked(rel, line, name)
+            self.items.append(item)
+        problems, warnings = len(self.problems), len(self.warnings)
+        yield item
+        item.problems += self.problems[problems:]
+        item.warnings += self.warnings[warnings:]
 
     def count_evidence(self, kinds: tuple[str, ...]) -> None:
         """Count one computed card's kinds of evidence (none, one or several)."""

@@ -11,9 +11,10 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
-from studykit.checking.findings import Problem, Report
+from studykit.checking.findings import Checked, Problem, Report
 from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library
 from studykit.content.model import ExperimentRef, Measurement
@@ -69,15 +70,22 @@ def check_measured(
     """
     entries = list(_entries(library, scope))
     for entry in entries:
-        wrong = _static(entry)
-        if wrong is not None:
-            report.problems.append(_problem(library, entry, wrong))
+        with _checking(report, entry):
+            wrong = _static(entry)
+            if wrong is not None:
+                report.problems.append(_problem(library, entry, wrong))
     if run and torch_installed():
         if runner is None:
             from studykit.experiments.runner import run_experiment
 
             runner = run_experiment
         _rerun(library, entries, report, runner)
+
+
+def _checking(report: Report, entry: Measurement) -> AbstractContextManager[Checked]:
+    origin = entry.origin
+    rel, line = (origin.path, origin.line) if origin is not None else ("", 0)
+    return report.checking(rel, line, f"measured:{entry.id}")
 
 
 def _static(entry: Measurement) -> str | None:
@@ -101,34 +109,44 @@ def _rerun(library: Library, entries: list[Measurement], report: Report, runner:
             shown += 1
             continue
         compared += 1
-        key = json.dumps([entry.experiment, entry.params, entry.seed, entry.device], sort_keys=True)
-        if key not in results:
-            try:
-                result = runner(
-                    entry.experiment, entry.params, device=entry.device, seed=entry.seed
-                )
-                numbers = [a for a in result.outcome.answers if not isinstance(a.value, str)]
-                results[key] = {a.key: float(a.value) for a in numbers}
-            except StudykitError as error:
-                results[key] = str(error)
-        answers = results[key]
-        if isinstance(answers, str):
-            report.problems.append(_problem(library, entry, f"the run failed: {answers}"))
-        elif entry.answer not in answers:
-            known = ", ".join(answers)
-            message = f"`answer: {entry.answer}` is not one of its answers: {known}"
-            report.problems.append(_problem(library, entry, message))
-        elif (wrong := drift(entry, answers[entry.answer])) is not None:
-            report.problems.append(
-                _problem(
-                    library,
-                    entry,
-                    wrong,
-                    expected=str(entry.value),
-                    computed=str(answers[entry.answer]),
-                )
-            )
+        with _checking(report, entry):
+            _compare(library, entry, report, runner, results)
     _summarise(report, compared, shown, len(results))
+
+
+def _compare(
+    library: Library,
+    entry: Measurement,
+    report: Report,
+    runner: Runner,
+    results: dict[str, dict[str, float] | str],
+) -> None:
+    """One deterministic entry against its run (a run already made for its key is reused)."""
+    key = json.dumps([entry.experiment, entry.params, entry.seed, entry.device], sort_keys=True)
+    if key not in results:
+        try:
+            result = runner(entry.experiment, entry.params, device=entry.device, seed=entry.seed)
+            numbers = [a for a in result.outcome.answers if not isinstance(a.value, str)]
+            results[key] = {a.key: float(a.value) for a in numbers}
+        except StudykitError as error:
+            results[key] = str(error)
+    answers = results[key]
+    if isinstance(answers, str):
+        report.problems.append(_problem(library, entry, f"the run failed: {answers}"))
+    elif entry.answer not in answers:
+        known = ", ".join(answers)
+        message = f"`answer: {entry.answer}` is not one of its answers: {known}"
+        report.problems.append(_problem(library, entry, message))
+    elif (wrong := drift(entry, answers[entry.answer])) is not None:
+        report.problems.append(
+            _problem(
+                library,
+                entry,
+                wrong,
+                expected=str(entry.value),
+                computed=str(answers[entry.answer]),
+            )
+        )
 
 
 def _summarise(report: Report, compared: int, shown: int, runs: int) -> None:

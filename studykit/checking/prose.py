@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,39 +22,53 @@ class Recorder:
         self.root = library.root
         self.report = report
         self.shown = shown
+        self.on_line: Counter[tuple[str, int]] = Counter()  # equations so far per file:line
 
     def add(self, holder: Strict, field: str, text: str, where: str, found: list[Equation]) -> None:
         origin = holder.origin
         text_origin = holder.text_origin(field)
         path = self.shown(self.root, origin.path) if origin else os.fspath(self.root)
-        counts = self.report.equations
         for equation in found:
             if text_origin is not None:
                 line, column = text_origin.line_at(text, equation.index), text_origin.column
             else:
                 line, column = (origin.line, origin.column) if origin else (0, 0)
-            if equation.verdict == "verified":
-                counts.verified += 1
-            elif equation.verdict == "skipped":
-                counts.skipped += 1
-                category = equation.category or classify(equation.tex, text, equation.index).value
-                self.report.skipped_equations.append(
-                    SkippedEquation(path, line, where, equation.tex, equation.reason, category)
+            rel = origin.path if origin else ""
+            self.on_line[rel, line] += 1
+            count = self.on_line[rel, line]
+            name = f"equation:{line}" + (f"#{count}" if count > 1 else "")
+            with self.report.checking(rel, line, name) as item:
+                self._count(equation, text, path, line, column, where)
+                if equation.verdict == "skipped":
+                    item.skipped = equation.reason
+
+    def _count(
+        self, equation: Equation, text: str, path: str, line: int, column: int, where: str
+    ) -> None:
+        """Count one equation; a skipped or wrong one is also listed at file:line."""
+        counts = self.report.equations
+        if equation.verdict == "verified":
+            counts.verified += 1
+        elif equation.verdict == "skipped":
+            counts.skipped += 1
+            category = equation.category or classify(equation.tex, text, equation.index).value
+            self.report.skipped_equations.append(
+                SkippedEquation(path, line, where, equation.tex, equation.reason, category)
+            )
+        else:
+            counts.wrong += 1
+            self.report.problems.append(
+                Problem(
+                    path=path,
+                    line=line,
+                    column=column,
+                    kind="equation",
+                    subject=f"`{equation.tex}` ({where})",
+                    message=equation.reason,
+                    expected=equation.expected,
+                    computed=equation.computed,
                 )
-            else:
-                counts.wrong += 1
-                self.report.problems.append(
-                    Problem(
-                        path=path,
-                        line=line,
-                        column=column,
-                        kind="equation",
-                        subject=f"`{equation.tex}` ({where})",
-                        message=equation.reason,
-                        expected=equation.expected,
-                        computed=equation.computed,
-                    )
-                )
+            )
 
 
 def _claim_value(claim: Claim) -> float | None:

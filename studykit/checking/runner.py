@@ -22,7 +22,7 @@ from studykit.checking.prose import (
 )
 from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library, load_library
-from studykit.content.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
+from studykit.content.model import COMPUTED_KINDS, Card, Claim, ExperimentRef, Note, Origin
 from studykit.core.errors import StudykitError
 from studykit.expressions.scripts import mixed_scripts, names_in
 
@@ -127,6 +127,10 @@ def _check_numbered(root: Path, card: Card, report: Report) -> None:
         report.problems.append(_problem(root, origin, "card", card.id, finding))
 
 
+def _where(origin: Origin | None) -> tuple[str, int]:
+    return (origin.path, origin.line) if origin is not None else ("", 0)
+
+
 def check_library(library: Library, scope: Scope, report: Report) -> None:
     """Add the load problems, claims and computed cards of `scope` to `report`."""
     root = library.root
@@ -134,9 +138,12 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if scope.covers(load.path):
             report.unreadable = True
             message = f"{load.message}; {load.hint}" if load.hint else load.message
-            report.problems.append(
-                Problem(shown_path(root, load.path), load.line, load.column, "load", None, message)
-            )
+            with report.checking(load.path, load.line, f"load:{load.line}"):
+                report.problems.append(
+                    Problem(
+                        shown_path(root, load.path), load.line, load.column, "load", None, message
+                    )
+                )
     recorder = Recorder(library, report, shown_path)
     for note in library.notes.values():
         if note.origin is None or not scope.covers(note.origin.path):
@@ -144,39 +151,66 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         for section in note.sections:
             check_section_body(recorder, section, note)
             for claim in section.claims:
-                _warn_scripts(
-                    root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report
-                )
-                report.claims += 1
-                finding = check_claim(claim)
-                if finding is not None:
-                    report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
-                else:
-                    check_claim_says(recorder, claim)
+                _check_claim(root, claim, recorder, report)
         for section in note.sections:
             if section.experiment is not None:
-                _check_link(root, section.origin, section.id, section.experiment, report)
+                with report.checking(*_where(section.origin), f"experiment:{section.id}"):
+                    _check_link(root, section.origin, section.id, section.experiment, report)
     for deck in library.decks.values():
         if deck.origin is None or not scope.covers(deck.origin.path):
             continue
         for card in deck.cards:
             check_card_text(recorder, card, library.notes.get(deck.note) if deck.note else None)
-            _check_numbered(root, card, report)
-            if card.experiment is not None:
-                _check_link(root, card.origin, card.id, card.experiment, report)
-            if card.kind not in COMPUTED_KINDS:
-                continue
-            _warn_scripts(root, card.origin, "card", card.id, (card.answer, card.defines), report)
-            report.cards += 1
-            findings, tried = check_card(card)
-            report.variants += tried
-            for finding in findings:
-                report.problems.append(_problem(root, card.origin, "card", card.id, finding))
-            report.count_evidence(evidence_kinds(card))
-            if findings:
-                continue  # evidence is compared with an answer that works; fix that first
-            for origin, finding in check_evidence(card, library.note_for(deck)):
-                report.problems.append(_problem(root, origin, "card", card.id, finding))
+            with report.checking(*_where(card.origin), f"card:{card.id}"):
+                _check_card(root, card, library.note_for(deck), report)
+
+
+def _check_claim(root: Path, claim: Claim, recorder: Recorder, report: Report) -> None:
+    """The claim (an item), then the equations of its `says` (items of their own)."""
+    with report.checking(*_where(claim.origin), f"claim:{claim.id}"):
+        _warn_scripts(root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report)
+        report.claims += 1
+        finding = check_claim(claim)
+        if finding is not None:
+            report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
+    if finding is None:
+        check_claim_says(recorder, claim)
+
+
+def _check_card(root: Path, card: Card, note: Note | None, report: Report) -> None:
+    _check_numbered(root, card, report)
+    if card.experiment is not None:
+        _check_link(root, card.origin, card.id, card.experiment, report)
+    if card.kind not in COMPUTED_KINDS:
+        return
+    _warn_scripts(root, card.origin, "card", card.id, (card.answer, card.defines), report)
+    report.cards += 1
+    findings, tried = check_card(card)
+    report.variants += tried
+    for finding in findings:
+        report.problems.append(_problem(root, card.origin, "card", card.id, finding))
+    report.count_evidence(evidence_kinds(card))
+    if findings:
+        return  # evidence is compared with an answer that works; fix that first
+    for origin, finding in check_evidence(card, note):
+        report.problems.append(_problem(root, origin, "card", card.id, finding))
+
+
+def check_scope(
+    library: Library,
+    scope: Scope,
+    report: Report,
+    *,
+    run_experiments: bool = False,
+    runner: Runner | None = None,
+) -> None:
+    """Everything `check` does for one scope of a loaded library (the pytest plugin's too)."""
+    check_library(library, scope, report)
+    if run_experiments:
+        from studykit.checking.experiments import check_experiments
+
+        check_experiments(library, scope, report, runner=runner)
+    check_measured(library, scope, report, run=run_experiments, runner=runner)
 
 
 def run_check(
@@ -193,12 +227,7 @@ def run_check(
     report = Report()
     for scope in scopes(paths, default_root):
         library = load_library(scope.root)
-        check_library(library, scope, report)
-        if run_experiments:
-            from studykit.checking.experiments import check_experiments
-
-            check_experiments(library, scope, report, runner=runner)
-        check_measured(library, scope, report, run=run_experiments, runner=runner)
+        check_scope(library, scope, report, run_experiments=run_experiments, runner=runner)
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     report.warnings.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report
