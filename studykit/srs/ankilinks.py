@@ -406,12 +406,21 @@ class AnkiLinks(Database):
         """Mark these states as gone out, each only if its row is still as given; how many."""
         wanted = {state.key: state.to_row() for state in states}
         marked = 0
-        with self._transaction() as conn:
-            for chunk in _chunks(list(wanted)):
-                rows = conn.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
-                same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
-                conn.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
-                marked += len(same)
+        with self._lock:
+            # A mark lost in a crash only sends these states again, and the push finds the
+            # mirror already agrees: this commit need not wait for the disk (an answer's does).
+            conn = self._conn
+            level = conn.execute("PRAGMA synchronous").fetchone()[0]
+            conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with self._transaction() as tx:
+                    for chunk in _chunks(list(wanted)):
+                        rows = tx.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
+                        same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
+                        tx.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
+                        marked += len(same)
+            finally:
+                conn.execute(f"PRAGMA synchronous = {int(level)}")
         return marked
 
     def mark_all_unsent(self) -> None:

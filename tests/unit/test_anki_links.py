@@ -55,3 +55,14 @@ def test_bulk_anki_ids_land_and_indexes_stay(
             store.set_anki_ids([(ids[3], 1000 + ids[0]), (ids[2], 5), (ids[1], 6)])
         assert _indexes(path) == before
         assert store.known_anki_ids([5, 6]) == set()
+
+
+def test_mark_sent_leaves_answers_durable(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "studykit.sqlite3") as store:
+        state = CardState(card_key("d", "c"), "d", "c")
+        at = T0
+        after = CardState(state.key, "d", "c", state=State.Review, due=at, last_review=at, reps=1)
+        store.record_answer(state, after, rating=Rating.Good, reviewed_at=at, duration_ms=1)
+        assert store.mark_sent([after]) == 1
+        assert store.unsent_count() == (0, 1)
+        assert store._conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again
