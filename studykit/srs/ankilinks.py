@@ -21,6 +21,7 @@ __all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
 _CHUNK = 500
 _MANY = 1000
 _REBUILD = 10_000
+_UNSENT = "anki_revlog_id IS NULL AND source IS NULL"
 _ANSWER_SELECT = f"SELECT {', '.join(ANSWER_COLUMNS)}, anki_revlog_id FROM review_log"
 # What a revlog row needs, read by SQLite's JSON functions: parsing 100,000 snapshots in
 # Python would take seconds.
@@ -279,18 +280,22 @@ class AnkiLinks(Database):
 
     def unsent_log(self) -> list[LogRow]:
         """Answers given here that have no Anki revlog id yet, oldest first (light rows)."""
-        where = "WHERE anki_revlog_id IS NULL AND source IS NULL"
-        count, top = self._query(
-            f"SELECT (SELECT count(*) FROM review_log {where}), (SELECT max(id) FROM review_log)"
-        )[0]
-        if count < _MANY or count * 2 < (top or 0):
+        where = f"WHERE {_UNSENT}"
+        if not self._mostly_unsent():
             rows = self._query(f"{_LOG_SELECT} {where} ORDER BY reviewed_at_us, id")
             return [LogRow(*row) for row in rows]
-        # Most of the log (a first sync): read in time order through the index, 100,000 rows
-        # take twice as long as one pass through the table and a sort here.
         found = [LogRow(*row) for row in self._query(f"{_LOG_SELECT} NOT INDEXED {where}")]
         found.sort(key=lambda row: (row.reviewed_at_us, row.id))
         return found
+
+    def _mostly_unsent(self) -> bool:
+        """Whether most of the log has not gone out (a first sync). Then one pass through the
+        table beats reading 100,000 rows through the index of unsent ones: twice as fast."""
+        count, top = self._query(
+            f"SELECT (SELECT count(*) FROM review_log WHERE {_UNSENT}), "
+            "(SELECT max(id) FROM review_log)"
+        )[0]
+        return bool(count >= _MANY and count * 2 >= (top or 0))
 
     def sent_log(self, keys: Sequence[int]) -> list[LogRow]:
         """The rows of these cards that hold an Anki revlog id (light rows)."""
@@ -305,8 +310,9 @@ class AnkiLinks(Database):
 
     def unsent_keys(self) -> set[int]:
         """Cards with an answer or a forget that has not gone out to Anki yet."""
+        scan = "NOT INDEXED " if self._mostly_unsent() else ""
         rows = self._query(
-            "SELECT key FROM review_log WHERE anki_revlog_id IS NULL AND source IS NULL "
+            f"SELECT key FROM review_log {scan}WHERE {_UNSENT} "
             "UNION SELECT key FROM forget_log WHERE anki_revlog_id IS NULL"
         )
         return {row[0] for row in rows}

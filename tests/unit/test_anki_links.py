@@ -46,10 +46,13 @@ def test_bulk_anki_ids_land_and_indexes_stay(
                 store.record_answer(state, after, rating=Rating.Good, reviewed_at=at, duration_ms=1)
             )
         assert [row.id for row in store.unsent_log()] == ids[::-1]  # oldest first
+        keys = [card_key("d", f"c{number}") for number in range(4)]
+        assert store.unsent_keys() == set(keys)
         before = _indexes(path)
         store.set_anki_ids([(row, 1000 + row) for row in ids[:3]])
         assert _indexes(path) == before
         assert [row.id for row in store.unsent_log()] == [ids[3]]
+        assert store.unsent_keys() == {keys[3]}
         assert store.known_anki_ids([1000 + row for row in ids]) == {1000 + r for r in ids[:3]}
         with pytest.raises(Exception, match="UNIQUE"):
             store.set_anki_ids([(ids[3], 1000 + ids[0]), (ids[2], 5), (ids[1], 6)])
