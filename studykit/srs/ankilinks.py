@@ -20,6 +20,8 @@ __all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
 
 _CHUNK = 500
 _MANY = 1000
+_REBUILD = 10_000
+_UNSENT = "anki_revlog_id IS NULL AND source IS NULL"
 _ANSWER_SELECT = f"SELECT {', '.join(ANSWER_COLUMNS)}, anki_revlog_id FROM review_log"
 # What a revlog row needs, read by SQLite's JSON functions: parsing 100,000 snapshots in
 # Python would take seconds.
@@ -60,6 +62,28 @@ def _chunks(values: Sequence[int]) -> Iterator[tuple[int, ...]]:
 
 def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" for _ in values)
+
+
+@contextmanager
+def _indexes_rebuilt(conn: sqlite3.Connection, table: str, changing: int) -> Iterator[None]:
+    """Rebuild the table's indexes on `anki_revlog_id` around an UPDATE of a large share of
+    its rows: a first sync's 100,000 ids, inserted one by one into both indexes, take twice as
+    long as building them again. Inside the caller's transaction, from their own SQL."""
+    indexes: list[tuple[str, str]] = []
+    if (
+        changing >= _REBUILD
+        and changing * 2 >= conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    ):
+        indexes = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? "
+            "AND sql LIKE '%anki_revlog_id%'",
+            (table,),
+        ).fetchall()
+    for name, _ in indexes:
+        conn.execute(f'DROP INDEX "{name}"')
+    yield
+    for _, sql in indexes:
+        conn.execute(sql)
 
 
 class MergeWrites:
@@ -256,11 +280,22 @@ class AnkiLinks(Database):
 
     def unsent_log(self) -> list[LogRow]:
         """Answers given here that have no Anki revlog id yet, oldest first (light rows)."""
-        rows = self._query(
-            f"{_LOG_SELECT} WHERE anki_revlog_id IS NULL AND source IS NULL "
-            "ORDER BY reviewed_at_us, id"
-        )
-        return [LogRow(*row) for row in rows]
+        where = f"WHERE {_UNSENT}"
+        if not self._mostly_unsent():
+            rows = self._query(f"{_LOG_SELECT} {where} ORDER BY reviewed_at_us, id")
+            return [LogRow(*row) for row in rows]
+        found = [LogRow(*row) for row in self._query(f"{_LOG_SELECT} NOT INDEXED {where}")]
+        found.sort(key=lambda row: (row.reviewed_at_us, row.id))
+        return found
+
+    def _mostly_unsent(self) -> bool:
+        """Whether most of the log has not gone out (a first sync). Then one pass through the
+        table beats reading 100,000 rows through the index of unsent ones: twice as fast."""
+        count, top = self._query(
+            f"SELECT (SELECT count(*) FROM review_log WHERE {_UNSENT}), "
+            "(SELECT max(id) FROM review_log)"
+        )[0]
+        return bool(count >= _MANY and count * 2 >= (top or 0))
 
     def sent_log(self, keys: Sequence[int]) -> list[LogRow]:
         """The rows of these cards that hold an Anki revlog id (light rows)."""
@@ -275,8 +310,9 @@ class AnkiLinks(Database):
 
     def unsent_keys(self) -> set[int]:
         """Cards with an answer or a forget that has not gone out to Anki yet."""
+        scan = "NOT INDEXED " if self._mostly_unsent() else ""
         rows = self._query(
-            "SELECT key FROM review_log WHERE anki_revlog_id IS NULL AND source IS NULL "
+            f"SELECT key FROM review_log {scan}WHERE {_UNSENT} "
             "UNION SELECT key FROM forget_log WHERE anki_revlog_id IS NULL"
         )
         return {row[0] for row in rows}
@@ -365,22 +401,32 @@ class AnkiLinks(Database):
                 )
                 conn.execute("DELETE FROM temp.anki_ids")
                 conn.executemany("INSERT INTO temp.anki_ids (id, anki) VALUES (?, ?)", pairs)
-                conn.execute(
-                    f"UPDATE {table} SET anki_revlog_id = ids.anki FROM temp.anki_ids AS ids "
-                    f"WHERE {table}.id = ids.id"
-                )
+                with _indexes_rebuilt(conn, table, len(pairs)):
+                    conn.execute(
+                        f"UPDATE {table} SET anki_revlog_id = ids.anki FROM temp.anki_ids AS ids "
+                        f"WHERE {table}.id = ids.id"
+                    )
             conn.execute("DELETE FROM temp.anki_ids")
 
     def mark_sent(self, states: Iterable[CardState]) -> int:
         """Mark these states as gone out, each only if its row is still as given; how many."""
         wanted = {state.key: state.to_row() for state in states}
         marked = 0
-        with self._transaction() as conn:
-            for chunk in _chunks(list(wanted)):
-                rows = conn.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
-                same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
-                conn.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
-                marked += len(same)
+        with self._lock:
+            # A mark lost in a crash only sends these states again, and the push finds the
+            # mirror already agrees: this commit need not wait for the disk (an answer's does).
+            conn = self._conn
+            level = conn.execute("PRAGMA synchronous").fetchone()[0]
+            conn.execute("PRAGMA synchronous = NORMAL")
+            try:
+                with self._transaction() as tx:
+                    for chunk in _chunks(list(wanted)):
+                        rows = tx.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
+                        same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
+                        tx.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
+                        marked += len(same)
+            finally:
+                conn.execute(f"PRAGMA synchronous = {int(level)}")
         return marked
 
     def mark_all_unsent(self) -> None:

@@ -35,6 +35,7 @@ __all__ = [
 REVLOG_LEARN, REVLOG_REVIEW, REVLOG_RELEARN, REVLOG_FILTERED = 0, 1, 2, 3
 REVLOG_MANUAL, REVLOG_RESCHEDULED = 4, 5
 _CHUNK = 500
+_MANY_GUIDS = 2000
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,15 @@ def cards_of(db: DBProxy, models: Sequence[int], guids: Sequence[str]) -> list[R
     found: list[RemoteCard] = []
     if not models:
         return found
+    if len(guids) > _MANY_GUIDS:
+        # Anki has no index on a note's GUID: each chunk would read every note again.
+        wanted = set(guids)
+        rows = db.all(
+            f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "
+            f"WHERE n.mid IN ({_marks(models)})",
+            *models,
+        )
+        return [card for card in (RemoteCard(*row) for row in rows) if card.guid in wanted]
     for chunk in _chunks(list(guids)):
         rows = db.all(
             f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "

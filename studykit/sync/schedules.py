@@ -9,6 +9,7 @@ of their own: the note of rank 0 carries the schedule, the others share its susp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from studykit.srs.records import CardState
@@ -40,9 +41,9 @@ class ScheduleRef:
     card_id: str
     ordinal: int
 
-    @property
+    @cached_property
     def key(self) -> int:
-        """The study database's key of this schedule."""
+        """The study database's key of this schedule (a hash: computed once)."""
         return schedule_key(self.deck_id, self.card_id, self.ordinal)
 
     def fresh(self) -> CardState:

@@ -74,6 +74,9 @@ class Conflict:
     detail: str
 
 
+_MANY_CARDS = 2000
+
+
 class SyncState:
     """The bookkeeping file; each write is one committed transaction."""
 
@@ -168,19 +171,23 @@ class SyncState:
         wanted = set(cards)
         found: dict[tuple[str, str], list[HeldNote]] = {}
         card_ids = sorted({card_id for _, card_id in wanted})
-        for start in range(0, len(card_ids), 500):
-            chunk = tuple(card_ids[start : start + 500])
-            rows = self._db.execute(
-                "SELECT guid, deck_id, card_id, rank, nid, fields FROM notes "
-                f"WHERE card_id IN ({', '.join('?' for _ in chunk)})",
-                chunk,
-            )
-            for row in rows:
-                if (row[1], row[2]) in wanted:
-                    found.setdefault((row[1], row[2]), []).append(HeldNote(*row))
+        for row in self._notes_rows(card_ids):
+            if (row[1], row[2]) in wanted:
+                found.setdefault((row[1], row[2]), []).append(HeldNote(*row))
         for notes in found.values():
             notes.sort(key=lambda note: note.rank)
         return found
+
+    def _notes_rows(self, card_ids: Sequence[str]) -> Iterator[tuple[Any, ...]]:
+        select = "SELECT guid, deck_id, card_id, rank, nid, fields FROM notes"
+        if len(card_ids) > _MANY_CARDS:  # most of them (a first sync): one read of the table
+            yield from self._db.execute(select)
+            return
+        for start in range(0, len(card_ids), 500):
+            chunk = tuple(card_ids[start : start + 500])
+            yield from self._db.execute(
+                f"{select} WHERE card_id IN ({', '.join('?' for _ in chunk)})", chunk
+            )
 
     def notes_by_nid(self, nids: Sequence[int]) -> dict[int, HeldNote]:
         """Our notes by their note id in the mirror."""
@@ -212,6 +219,9 @@ class SyncState:
 
     def put_conflicts(self, conflicts: Iterable[Conflict]) -> None:
         """Record (replace) conflicts."""
+        conflicts = list(conflicts)
+        if not conflicts:
+            return
         with self._write() as db:
             db.executemany(
                 "INSERT OR REPLACE INTO conflicts (guid, kind, deck_id, card_id, since_us, "
@@ -224,6 +234,9 @@ class SyncState:
 
     def drop_conflicts(self, guids: Iterable[str]) -> None:
         """Close conflicts (the YAML changed, or the notes agree again)."""
+        guids = list(guids)
+        if not guids:
+            return
         with self._write() as db:
             db.executemany("DELETE FROM conflicts WHERE guid = ?", [(g,) for g in guids])
 
@@ -235,6 +248,8 @@ class SyncState:
 
     def put_hidden(self, shown: Mapping[int, int | None]) -> None:
         """Record the queue each card went out with (None: shown)."""
+        if not shown:
+            return
         with self._write() as db:
             db.executemany(
                 "DELETE FROM hidden WHERE cid = ?",
