@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from studykit.core.files import FileRefused, read_regular
-from studykit.importers.deckfiles import WriteRefused, backup_copy, replace_atomically
+from studykit.core.files import FileRefused, read_regular, replace_atomically
+from studykit.importers.deckfiles import WriteRefused, backup_copy
 from studykit.importers.decks import ObsidianImport
 
 _BOM = b"\xef\xbb\xbf"

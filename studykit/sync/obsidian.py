@@ -20,12 +20,11 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studykit.core.files import FileRefused, read_regular
+from studykit.core.files import FileRefused, read_regular, replace_atomically
 from studykit.importers.deckfiles import (
     WriteRefused,
     backup_copy,
     imported_sources,
-    replace_atomically,
 )
 from studykit.importers.decks import ImportedCard
 from studykit.importers.srschedule import Schedule, ease_from_difficulty
