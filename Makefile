@@ -18,9 +18,14 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(VENV)/bin/studykit
 
-# worksteal: a worker that runs dry takes queued tests from the other (a few long tests).
+# Half again as many workers as cores: many tests wait (a Pilot settling, a child's clock, a
+# sync server), and a third worker fills those waits (2 cores: 3 workers 235 s, 2 workers 290 s).
+# worksteal: a worker that runs dry takes queued tests from another (a few long tests).
+# Byte code is cached even where PYTHONDONTWRITEBYTECODE is set: the suite starts hundreds of
+# Python processes, and each would compile studykit and the rewritten tests again.
+TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1; print(max(2, n * 3 // 2))")
 test: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist worksteal
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

@@ -17,7 +17,7 @@ from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.messages import ReviewScope
 from studykit.tui.screens.finish import FinishScreen
 from studykit.tui.screens.help import HelpScreen
-from studykit.tui.screens.quiz import QuizScoreScreen
+from studykit.tui.screens.quiz import QuizScoreScreen, QuizScreen
 from studykit.tui.widgets.footer import StudyFooter
 from tests.conftest import FakeClock
 
@@ -61,6 +61,15 @@ async def leave_answer_box(app: StudykitApp, pilot: Pilot[None]) -> None:
     await pilot.press("escape")
 
 
+async def quiz(app: StudykitApp, pilot: Pilot[None]) -> None:
+    """Open a quiz; its first question is drawn at random, so leave an answer box if it has one."""
+    await pilot.press("z")
+    await settle(pilot, lambda: isinstance(app.screen, QuizScreen) and app.screen.card is not None)
+    await pilot.pause()
+    if isinstance(app.focused, Input):
+        await pilot.press("escape")
+
+
 SCREENS: dict[str, tuple[str, str | None, Open | None, str]] = {
     # name: (start, deck, how to get there from the start, the screen's id)
     "home": ("home", None, None, "home"),
@@ -71,7 +80,7 @@ SCREENS: dict[str, tuple[str, str | None, Open | None, str]] = {
     "stats": ("home", None, by_key("s"), "stats"),
     "browser": ("home", None, by_key("b"), "browser"),
     "experiments": ("home", None, by_key("e"), "experiments"),
-    "quiz": ("home", None, by_key("z"), "quiz"),
+    "quiz": ("home", None, quiz, "quiz"),
     "quiz-score": ("home", None, quiz_score, "quiz-score-screen"),
 }
 

