@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from studykit.tui.app import StudykitApp
+from studykit.tui.screens.review import ReviewScreen
 
 
 async def settle(pilot: Pilot[None], until: Callable[[], bool], *, steps: int = 200) -> None:
@@ -20,6 +21,22 @@ async def settle(pilot: Pilot[None], until: Callable[[], bool], *, steps: int = 
             return
         await pilot.pause(0.01)
     raise AssertionError("the app never reached the expected state")
+
+
+async def shown_review(app: StudykitApp, pilot: Pilot[None]) -> ReviewScreen:
+    """The review screen once it shows a card."""
+    await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
+    review = app.screen
+    assert isinstance(review, ReviewScreen)
+    await settle(pilot, lambda: review.card is not None)
+    return review
+
+
+async def reveal_and_rate(pilot: Pilot[None], review: ReviewScreen, key: str) -> None:
+    """Show the answer of the card on `review`, then rate it with `key` (1-4)."""
+    await pilot.press("space")
+    await settle(pilot, lambda: review.revealed)
+    await pilot.press(key)
 
 
 def plain(widget: Static) -> str:

@@ -20,7 +20,7 @@ from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.widgets import answer_panel
 from tests.conftest import make_library
 
-from .helpers import plain, screen_text, settle
+from .helpers import plain, reveal_and_rate, screen_text, settle, shown_review
 from .test_computed import K_STAR, computed_deck, logged, open_review
 
 SIZE = (120, 40)
@@ -143,13 +143,8 @@ async def test_u_after_suspend_undoes_the_suspend_and_finish_undo_goes_back(
     session = make_session(small_library)
     app = make_app(session.settings, session=session, start="review", deck_id="beta")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
-        await settle(pilot, lambda: screen.card is not None)
-        await pilot.press("space")
-        await settle(pilot, lambda: screen.revealed)
-        await pilot.press("4")  # beta allows one new card a day: finished
+        screen = await shown_review(app, pilot)
+        await reveal_and_rate(pilot, screen, "4")  # beta allows one new card a day: finished
         await settle(pilot, lambda: isinstance(app.screen, FinishScreen))
         await pilot.press("u")  # the rating is undone; its card shows again
         await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
@@ -219,13 +214,8 @@ async def test_answers_commit_off_the_ui_thread_once_per_key(
     monkeypatch.setattr(session, "answer", answer)
     app = make_app(session.settings, session=session, start="review", deck_id="alpha")
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
-        screen = app.screen
-        assert isinstance(screen, ReviewScreen)
-        await settle(pilot, lambda: screen.card is not None)
-        await pilot.press("space")
-        await settle(pilot, lambda: screen.revealed)
-        await pilot.press("3")
+        screen = await shown_review(app, pilot)
+        await reveal_and_rate(pilot, screen, "3")
         await settle(pilot, lambda: len(threads) == 1)
         await pilot.press("3", "3")  # impatient: the UI still answers keys meanwhile
         assert screen.card is not None and screen.card.card.id == "sequential"

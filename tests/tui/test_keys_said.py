@@ -17,7 +17,7 @@ from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.screens.review import ReviewScreen
 from tests.conftest import FakeClock, make_deck, make_library
 
-from .helpers import screen_text, settle
+from .helpers import reveal_and_rate, screen_text, settle, shown_review
 from .screens_library import library, with_history
 
 MakeSession = Callable[..., StudySession]
@@ -59,13 +59,8 @@ async def test_u_on_notes_undoes_nothing_and_says_where_undo_works(
     before = logged(session)
     app = make_app(session.settings, session=session, start="review", deck_id="eigen")
     async with app.run_test(size=WIDE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await settle(pilot, lambda: review.card is not None)
-        await pilot.press("space")
-        await settle(pilot, lambda: review.revealed)
-        await pilot.press("3")
+        review = await shown_review(app, pilot)
+        await reveal_and_rate(pilot, review, "3")
         await settle(pilot, lambda: logged(session) == before + 1)
         await pilot.press("n")
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
@@ -83,13 +78,8 @@ async def test_study_again_with_nothing_due_says_so(
     session = make_session(make_library([make_deck("solo", 1, name="Solo")]))
     app = make_app(session.settings, session=session, start="review", deck_id="solo")
     async with app.run_test(size=WIDE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
-        review = app.screen
-        assert isinstance(review, ReviewScreen)
-        await settle(pilot, lambda: review.card is not None)
-        await pilot.press("space")
-        await settle(pilot, lambda: review.revealed)
-        await pilot.press("4")
+        review = await shown_review(app, pilot)
+        await reveal_and_rate(pilot, review, "4")
         await settle(pilot, lambda: isinstance(app.screen, FinishScreen))
         finish = app.screen
         await pilot.press("r")
