@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from studykit.checking.relations import (
@@ -26,7 +26,7 @@ from studykit.checking.relations import (
 from studykit.checking.relations import value as value_of
 from studykit.checking.skips import SkipCategory
 from studykit.expressions import ExpressionError, ExpressionTimeout
-from studykit.expressions.statements import Side, Statement, statements
+from studykit.expressions.statements import Side, Statement, interval, statements
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import (
     Bin,
@@ -211,6 +211,8 @@ def _bind(binding: Statement, context: Context) -> str:
 
 def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
     """One relation between two sides, with the context's definitions put in."""
+    if relation == "\\in" and (within := _within(left, right, context)) is not None:
+        return within
     if relation.startswith("\\"):
         return Outcome("skipped", f"`{relation}` is not checked", category=_NOTATION)
     if left.node is None or right.node is None:
@@ -243,6 +245,29 @@ def _pair(left: Side, relation: str, right: Side, context: Context) -> Outcome:
         return Outcome("skipped", error.message)
     except RecursionError:
         return Outcome("skipped", "nested too deeply", category=_BUDGET)
+
+
+def _within(left: Side, right: Side, context: Context) -> Outcome | None:
+    """`… \\in (a, b]` as its two bounds; None where it is not that (`t \\in [1, T]` names
+    a symbol's range: a declaration, not a claim)."""
+    bounds = interval(right.tex)
+    if bounds is None or left.node is None or isinstance(left.node, Name):
+        return None
+    checks = [
+        _pair(left, relation, bound, context)
+        for bound, relation in (
+            (bounds.low, "≥" if bounds.low_closed else ">"),
+            (bounds.high, "≤" if bounds.high_closed else "<"),
+        )
+        if bound is not None
+    ]
+    for verdict in ("wrong", "skipped", "verified"):
+        chosen = [item for item in checks if item.verdict == verdict]
+        if chosen and verdict == "wrong":
+            return replace(chosen[0], reason=f"not in `{right.tex}`: {chosen[0].reason}")
+        if chosen:
+            return chosen[0]
+    return None
 
 
 def _unreadable(left: Side, relation: str, right: Side, context: Context) -> Outcome:

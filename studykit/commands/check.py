@@ -57,10 +57,11 @@ def check(
     `check` counts it and says so in the `evidence:` line.
 
     Every `$…$`/`$$…$$` equation in note bodies, card fronts and backs (cloze answers filled
-    in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\approx` to
-    half a unit in the last written digit), sides with variables as identities at sample
-    points; `$T = 512$` defines T for the equations after it in the same text. What cannot
-    be read is skipped with a reason (`--verbose` lists them).
+    in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\\approx` to
+    half a unit in the last written digit, a range `\\in (a, b]` at both ends), sides with
+    variables as identities at sample points; `$T = 512$` defines T for the equations after
+    it in the same text. What cannot be read is skipped with a reason (`--verbose` lists
+    them).
 
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, E equations (V verified, S skipped, W wrong),

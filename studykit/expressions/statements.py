@@ -24,6 +24,7 @@ SEPARATORS: Final = frozenset(
     {r"\quad", r"\qquad", r"\Rightarrow", r"\implies", r"\iff", r"\Leftrightarrow", ";"}
 )
 BINDING_WORDS: Final = frozenset({"at", "for", "when", "with", "where"})
+INFINITE: Final = frozenset({r"\infty", r"-\infty", r"+\infty"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,39 @@ class Statement:
     sides: tuple[Side, ...]
     relations: tuple[str, ...]  # "=", "≈", "<", "≤", ">", "≥", "≠", or an unchecked command
     bindings: tuple[Statement, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """`(a, b]`, `[a, \\infty)`: each bound (None where infinite) and whether it is included."""
+
+    low: Side | None
+    low_closed: bool
+    high: Side | None
+    high_closed: bool
+
+
+def interval(tex: str) -> Interval | None:
+    """The interval a side such as `(0, 1]` writes, or None when the side is not one."""
+    try:
+        tokens = tokenize(tex)
+    except TexError:
+        return None
+    if len(tokens) < 5 or tokens[0].text not in "([" or tokens[-1].text not in ")]":
+        return None
+    inner = tokens[1:-1]
+    depth = 0
+    for token in inner:
+        depth += (token.text in OPENERS) - (token.text in CLOSERS)
+        if depth < 0:
+            return None  # `(a) + (b]`: the first bracket closes before the end
+    parts = _split_top(inner, ",")
+    if depth != 0 or len(parts) != 2:
+        return None
+    low, high = (
+        None if "".join(t.text for t in part) in INFINITE else _side(tex, part) for part in parts
+    )
+    return Interval(low, tokens[0].text == "[", high, tokens[-1].text == "]")
 
 
 def statements(tex: str) -> list[Statement]:

@@ -252,7 +252,25 @@ PLANTED = {
     (PLANTED_NOTE, "says: 'k^* = 91'"): "`says` writes 91, but the claim computes 90",
     (PLANTED_DECK, r"2.86 \times 10^{-7}"): "which is not 2.86e-07",
     (PLANTED_DECK, "{{c2::91}}"): "`k^*` is 90 by its definition earlier in the text",
+    (PLANTED_DECK, r"\in (0.01, 1)"): "not in `(0.01, 1)`: 0.0059 > 0.01 is false",
 }
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (r"$2 + 2 = 4 \in (3, 4]$", ["verified"]),
+        (r"$2 + 2 = 4 \in (3, 4)$", ["wrong"]),  # an open end leaves its bound out
+        (r"$x = 2 + 2 = 4 \in (5, 6]$", ["wrong"]),  # the range at the end of a chain
+        (r"$0.9^{44} \in (0, 0.01]$", ["verified"]),
+        (r"$5 \in [6, \infty)$", ["wrong"]),
+        (r"$5 \in (-\infty, 6]$", ["verified"]),
+        (r"$k \in [1, 3]$", ["skipped"]),  # a symbol's range: a declaration, not a claim
+        (r"$h_T \in \mathbb{R}^d$", ["skipped"]),  # not an interval
+    ],
+)
+def test_a_range_is_checked_at_both_ends(text: str, expected: list[str]) -> None:
+    assert verdicts(text) == expected
 
 
 def test_planted_equations_are_reported_at_their_lines() -> None:
@@ -265,14 +283,14 @@ def test_planted_equations_are_reported_at_their_lines() -> None:
     skipped = f"equations.yaml:{line_with(PLANTED_NOTE, 'h_t = f(')}: skipped equation"
     assert any(skipped in line and "a function the checker does not know" in line for line in lines)
     assert lines[-1] == (
-        "3 claims, 0 cards checked, 20 equations (7 verified, 8 skipped, 5 wrong), 5 problems"
+        "3 claims, 0 cards checked, 21 equations (7 verified, 8 skipped, 6 wrong), 6 problems"
     )
 
 
 def test_json_counts_the_equations_and_verbose_lists_the_skipped() -> None:
     result = studykit("check", "--json", "--verbose", str(PLANTS))
     document = json.loads(result.stdout)
-    assert document["equations"] == {"verified": 7, "skipped": 8, "wrong": 5}
+    assert document["equations"] == {"verified": 7, "skipped": 8, "wrong": 6}
     assert {p["kind"] for p in document["problems"]} == {"equation"}
     assert all(item["reason"] for item in document["skipped_equations"])
     plain = json.loads(studykit("check", "--json", str(PLANTS)).stdout)
