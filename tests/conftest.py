@@ -16,6 +16,7 @@ from studykit.core.config import Settings, bundled_root
 if TYPE_CHECKING:
     from anki.collection import Collection
 
+    from studykit.checking.findings import Report
     from studykit.content.loading import Library
     from studykit.study.session import StudySession
 
@@ -176,3 +177,11 @@ def collection(tmp_path: Path) -> Iterator[Collection]:
     col = Collection(str(tmp_path / "anki" / "c.anki2"))
     yield col
     col.close()
+
+
+@pytest.fixture(scope="session")
+def bundled_report() -> Report:
+    """`studykit check` of the bundled content, once per test process (read it, never change it)."""
+    from studykit.checking import run_check
+
+    return run_check([], bundled_root())

@@ -8,6 +8,7 @@ import warnings
 from typing import Final
 
 from studykit.checking.findings import Finding
+from studykit.checking.growth import check_order_claim
 from studykit.content.model import Claim
 from studykit.expressions import Expression, ExpressionError, ExpressionTimeout, parse
 from studykit.quiz.variants import format_number
@@ -26,6 +27,8 @@ def check_claim(claim: Claim) -> Finding | None:
     if unbounded is not None:
         return Finding(f"`{unbounded}` must be a finite number, not {getattr(claim, unbounded)}")
     try:
+        if claim.order is not None:
+            return check_order_claim(claim)
         if claim.approx is not None:
             return _check_approx(claim, claim.approx)
         if claim.equals is not None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
+from studykit.checking.orders import note_orders, order_equations
 from studykit.checking.skips import classify
 from studykit.content.citations import CLAIM_VALUES, render_citations
 from studykit.content.loading import Library
@@ -81,14 +82,23 @@ def _claim_value(claim: Claim) -> float | None:
 def check_section_body(recorder: Recorder, section: Section, note: Note) -> None:
     """The equations of a section's body, with its citations rendered as the reader sees them."""
     body = _cited(section.body, note)
-    found = check_text(body)
+    found = _by_place(check_text(body) + order_equations(body, note_orders(note)))
     recorder.add(section, "body", body, f"section {section.id}", found)
 
 
-def check_claim_says(recorder: Recorder, claim: Claim) -> None:
-    """A claim's `says` (only when its own check passed: one problem per claim)."""
-    found = check_says(claim.says, _claim_value(claim))
-    recorder.add(claim, "says", claim.says, f"claim {claim.id} says", found)
+def check_claim_says(recorder: Recorder, claim: Claim, orders: Mapping[str, str]) -> None:
+    """A claim's `says` (only when its own check passed: one problem per claim); its `O(·)`
+    against `orders`, its note's, or a complexity claim's against its own order alone."""
+    if claim.order is not None:
+        found = order_equations(claim.says, {claim.id: claim.order}, all_maths=True)
+        if not found:
+            found = [
+                Equation(claim.says, 0, "wrong", f"`says` writes no `O(…)`: say O({claim.order})")
+            ]
+    else:
+        found = check_says(claim.says, _claim_value(claim))
+        found += order_equations(claim.says, orders, all_maths=True)
+    recorder.add(claim, "says", claim.says, f"claim {claim.id} says", _by_place(found))
 
 
 def check_card_text(recorder: Recorder, card: Card, note: Note | None) -> None:
@@ -96,12 +106,18 @@ def check_card_text(recorder: Recorder, card: Card, note: Note | None) -> None:
     context = Context()
     front = _cited(without_cloze(card.front) if card.kind == "cloze" else card.front, note)
     where = f"card {card.id}"
-    found = check_text(front, context, params=card.params)
-    recorder.add(card, "front", front, f"{where} front", found)
+    orders = note_orders(note)
+    found = check_text(front, context, params=card.params) + order_equations(front, orders)
+    recorder.add(card, "front", front, f"{where} front", _by_place(found))
     if card.back:
         back = _cited(card.back, note)
-        found = check_text(back, context, params=card.params)
-        recorder.add(card, "back", back, f"{where} back", found)
+        found = check_text(back, context, params=card.params) + order_equations(back, orders)
+        recorder.add(card, "back", back, f"{where} back", _by_place(found))
+
+
+def _by_place(found: list[Equation]) -> list[Equation]:
+    """Equations and `O(·)`s in the order they stand in the text (items are named by it)."""
+    return sorted(found, key=lambda equation: equation.index)
 
 
 def _cited(text: str, note: Note | None) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,7 @@ from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
 from studykit.checking.measured import check_measured
 from studykit.checking.numbered import numbered_findings
+from studykit.checking.orders import note_orders
 from studykit.checking.prose import (
     Recorder,
     check_card_text,
@@ -151,7 +152,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         for section in note.sections:
             check_section_body(recorder, section, note)
             for claim in section.claims:
-                _check_claim(root, claim, recorder, report)
+                _check_claim(root, claim, recorder, report, note_orders(note))
         for section in note.sections:
             if section.experiment is not None:
                 with report.checking(*_where(section.origin), f"experiment:{section.id}"):
@@ -165,7 +166,9 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
                 _check_card(root, card, library.note_for(deck), report)
 
 
-def _check_claim(root: Path, claim: Claim, recorder: Recorder, report: Report) -> None:
+def _check_claim(
+    root: Path, claim: Claim, recorder: Recorder, report: Report, orders: Mapping[str, str]
+) -> None:
     """The claim (an item), then the equations of its `says` (items of their own)."""
     with report.checking(*_where(claim.origin), f"claim:{claim.id}"):
         _warn_scripts(root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report)
@@ -174,7 +177,7 @@ def _check_claim(root: Path, claim: Claim, recorder: Recorder, report: Report) -
         if finding is not None:
             report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
     if finding is None:
-        check_claim_says(recorder, claim)
+        check_claim_says(recorder, claim, orders)
 
 
 def _check_card(root: Path, card: Card, note: Note | None, report: Report) -> None:

@@ -48,13 +48,15 @@ def check(
 
     PATH is a root folder (holding content/ and decks/), or a file or folder inside one;
     the default is the settings root. Numbers in claims are checked with `rel_tol`/`abs_tol`
-    (rel_tol 1e-6 when neither is given), `equals` exactly, identities by sympy. Each
-    computed card's answer must be a finite real for every parameter choice (ranges: the
-    endpoints and grid points) and needs evidence: `examples` worked by hand, `agrees_with`
-    a claim of its note, `defines` (symbolic) or an experiment `answer`; each is compared
-    with the answer, and a card with none is a problem. An experiment answer is compared
-    only with --run-experiments (at a card's low, middle and high parameter choices); plain
-    `check` counts it and says so in the `evidence:` line.
+    (rel_tol 1e-6 when neither is given), `equals` exactly, identities by sympy, and a
+    complexity claim's cost against its `order`; every `O(…)` in the maths must be the order
+    of one of its note's complexity claims. Each computed card's answer must be a finite
+    real for every parameter choice (ranges: the endpoints and grid points) and needs
+    evidence: `examples` worked by hand, `agrees_with` a claim of its note, `defines`
+    (symbolic) or an experiment `answer`; each is compared with the answer, and a card with
+    none is a problem. An experiment answer is compared only with --run-experiments (at a
+    card's low, middle and high parameter choices); plain `check` counts it and says so in
+    the `evidence:` line.
 
     Every `$…$`/`$$…$$` equation in note bodies, card fronts and backs (cloze answers filled
     in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\\approx` to

@@ -158,11 +158,22 @@ class Claim(Strict):
         le=15,
         description="Significant figures where `{claim:ID}` cites it (default: as `approx`).",
     )
+    order: str | None = Field(
+        default=None,
+        description="The growth `expr` (a cost formula) has, as `O(order)` in the text says.",
+    )
 
     @model_validator(mode="after")
     def _one_expectation(self) -> Self:
         identity = "==" in self.expr
         given = (self.approx is not None) + (self.equals is not None)
+        if self.order is not None:
+            if identity or given or self.rel_tol is not None or self.abs_tol is not None:
+                raise ValueError(
+                    "a complexity claim (`order`) takes `expr` as its cost formula and no "
+                    "`approx`, `equals`, tolerance or `==`"
+                )
+            return self
         if identity and given:
             raise ValueError("an identity (`==` in expr) takes neither `approx` nor `equals`")
         if not identity and given != 1:

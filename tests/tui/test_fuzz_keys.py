@@ -61,7 +61,7 @@ KEYS = [
     *(c for c in string.ascii_letters + string.digits + string.punctuation if c != "q"),
     *("space", "backspace", "tab", "enter", "up", "down", "left", "right"),
 ]
-KEYS_PER_SCREEN = 300
+KEYS_PER_SCREEN = 210  # 7 bursts a screen; the seed is fixed, so each run replays the same keys
 BURST = 30  # keys queued at once, then the app settles and the screen is checked
 
 

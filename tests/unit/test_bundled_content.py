@@ -226,6 +226,20 @@ def test_enough_claims() -> None:
 @pytest.mark.parametrize("claim", all_claims(), ids=lambda c: c.id)
 def test_claim_arithmetic(claim: Claim) -> None:
     tree = ast.parse(claim.expr, mode="eval").body
+    if claim.order is not None:  # a cost and its growth: the ratio settles as each one grows
+        order = ast.parse(claim.order, mode="eval").body
+        variables = sorted(
+            {n.id for t in (tree, order) for n in ast.walk(t) if isinstance(n, ast.Name)}
+            - _FUNCTIONS.keys()
+            - _CONSTANTS.keys()
+        )
+        for name in variables:
+            ratios = [
+                evaluate(tree, env) / evaluate(order, env)
+                for env in ({n: 3.0 for n in variables} | {name: big} for big in (1e6, 1e12))
+            ]
+            assert ratios[1] > 0 and math.isclose(*ratios, rel_tol=1e-3), (name, ratios)
+        return
     if isinstance(tree, ast.Compare):
         calls = {
             n.func.id

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.checking import run_check
 from studykit.checking.equations import Context, check_says, check_span, check_text
+from studykit.checking.findings import Report
 from studykit.expressions.statements import statements
 from studykit.expressions.texlex import TexError, tokenize
 from studykit.expressions.texnodes import names, render, written_number
@@ -297,8 +297,10 @@ def test_json_counts_the_equations_and_verbose_lists_the_skipped() -> None:
     assert "skipped_equations" not in plain
 
 
-def test_every_numeric_equation_in_the_bundled_content_is_verified() -> None:
-    report = run_check([], ROOT)
+def test_every_numeric_equation_in_the_bundled_content_is_verified(
+    bundled_report: Report,
+) -> None:
+    report = bundled_report
     counts = report.equations
     assert counts.wrong == 0 and counts.verified >= 90, counts
     assert not [p for p in report.problems if p.kind == "equation"]

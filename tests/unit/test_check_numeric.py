@@ -137,12 +137,8 @@ def test_skips_are_classified() -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def bundled() -> Report:
-    return run_check([], ROOT)
-
-
-def test_bundled_content_has_no_unclassified_skip(bundled: Report) -> None:
+def test_bundled_content_has_no_unclassified_skip(bundled_report: Report) -> None:
+    bundled = bundled_report
     assert bundled.problems == []
     unclassified = [item for item in bundled.skipped_equations if item.category == "unclassified"]
     assert unclassified == []
