@@ -84,6 +84,12 @@ def citation_problem(citation: Citation, note: Note | None) -> tuple[str, str] |
             f"add a `{'claims' if citation.kind == 'claim' else 'measured'}:` entry with that id"
         )
         return f"`{written}` names no {citation.kind} of note `{note.id}`", hint
+    if isinstance(target, Claim) and target.order is not None:
+        return (
+            f"`{written}` cites a complexity claim, which has no value to show",
+            f"write `$O(…)$` with its order ({target.order}) in the maths: check ties it to "
+            "the claim",
+        )
     if isinstance(target, Claim) and target.approx is None and target.equals is None:
         return (
             f"`{written}` cites an identity, which has no value to show",

@@ -107,3 +107,18 @@ def test_a_wrong_complexity_in_the_bundled_content_fails_at_its_line(
     assert [(Path(p.path).name, p.line) for p in problems] == [(path.name, line)], [
         str(p) for p in problems
     ]
+
+
+def test_citing_a_complexity_claim_says_to_write_its_order_instead(tmp_path: Path) -> None:
+    root = copied(tmp_path)
+    path = root / NOTE
+    text = path.read_text(encoding="utf-8")
+    written = r"- Memory: $O(T \cdot d)$ jahan"
+    assert text.count(written) == 1
+    path.write_text(text.replace(written, "- Memory: {claim:bptt-memory-order} jahan"), "utf-8")
+    messages = [p.message for p in run_check([path], root).problems]
+    assert any(
+        "`{claim:bptt-memory-order}` cites a complexity claim, which has no value to show; "
+        "write `$O(…)$` with its order (T*d) in the maths" in message
+        for message in messages
+    ), messages
