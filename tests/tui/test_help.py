@@ -193,3 +193,15 @@ async def test_keys_in_the_command_palette_opens_the_help(session: StudySession)
         await settle(pilot, lambda: isinstance(app.screen, HelpScreen))
         await pilot.press("escape")
         await settle(pilot, lambda: app.screen.id == "home")
+
+
+@pytest.mark.parametrize("name", ["notes", "stats", "browser", "experiments"])
+async def test_a_screen_left_with_escape_shows_esc_back_third_at_80_columns(
+    session: StudySession, name: str
+) -> None:
+    start, deck, _, _ = SCREENS[name]
+    app = make_app(session.settings, session=session, start=start, deck_id=deck)
+    async with app.run_test(size=NARROW) as pilot:
+        await open_screen(app, pilot, name)
+        footer = footer_line(app)
+        assert footer.startswith("q Quit ? Help esc Back "), footer

@@ -14,8 +14,8 @@ from studykit.tui.guard import GuardedHandlers
 COMPACT_BELOW = 100
 
 KeysShown = tuple[object, ...]
-FIRST = (frozenset({"quit"}), frozenset({"help", "help_typing"}))
-"""The keys the footer shows first, in this order (when they work now)."""
+FIRST = (frozenset({"quit"}), frozenset({"help", "help_typing"}), frozenset({"back"}))
+"""The keys the footer shows first, in this order (when they work now): Quit, Help, Back."""
 
 
 class StudyFooter(GuardedHandlers, Footer):
