@@ -121,7 +121,9 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
         opened = await _waited(
             lambda: isinstance(app.screen, NotesScreen) and bool(app.screen.query(SectionView))
         )
-        assert opened < 0.5, f"the notes took {opened:.2f} s to open"
+        # Computed on the UI thread, the claims would hold it ~3 s; the bound leaves room for
+        # a shared machine (make test runs 3 workers on 2 cores: 0.69 s was seen once).
+        assert opened < 1.0, f"the notes took {opened:.2f} s to open"
         screen = app.screen
         view = screen.query_one("#section-sums", SectionView)
         assert "S0 = …" in view.markdown, view.markdown  # a placeholder while they compute
@@ -141,7 +143,7 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
             await asyncio.sleep(0.03)  # a fast typist's pace
         shown = ", ".join(f"{t * 1000:.0f}" for t in took)
         assert statistics.median(took) < 0.1, f"keys took {shown} ms"
-        assert max(took) < 0.5, f"keys took {shown} ms"
+        assert max(took) < 1.0, f"keys took {shown} ms"  # blocked, one would wait ~3 s
         assert "…" in view.markdown  # all that while, they were computing
         await _waited(lambda: "…" not in view.markdown)
         assert len(re.findall(r"S\d = (?:4999|5000)\.", view.markdown)) == HEAVY, view.markdown
