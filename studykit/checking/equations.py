@@ -261,13 +261,11 @@ def _within(left: Side, right: Side, context: Context) -> Outcome | None:
         )
         if bound is not None
     ]
-    for verdict in ("wrong", "skipped", "verified"):
-        chosen = [item for item in checks if item.verdict == verdict]
-        if chosen and verdict == "wrong":
-            return replace(chosen[0], reason=f"not in `{right.tex}`: {chosen[0].reason}")
-        if chosen:
-            return chosen[0]
-    return None
+    wrong = next((item for item in checks if item.verdict == "wrong"), None)
+    if wrong is not None:
+        return replace(wrong, reason=f"not in `{right.tex}`: {wrong.reason}")
+    skipped = next((item for item in checks if item.verdict == "skipped"), None)
+    return skipped or (checks[0] if checks else None)
 
 
 def _unreadable(left: Side, relation: str, right: Side, context: Context) -> Outcome:

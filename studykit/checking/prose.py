@@ -9,7 +9,7 @@ from pathlib import Path
 
 from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
-from studykit.checking.orders import note_orders, order_equations
+from studykit.checking.orders import order_equations
 from studykit.checking.skips import classify
 from studykit.content.citations import CLAIM_VALUES, render_citations
 from studykit.content.loading import Library
@@ -79,10 +79,13 @@ def _claim_value(claim: Claim) -> float | None:
     return CLAIM_VALUES.value(claim.expr)
 
 
-def check_section_body(recorder: Recorder, section: Section, note: Note) -> None:
-    """The equations of a section's body, with its citations rendered as the reader sees them."""
+def check_section_body(
+    recorder: Recorder, section: Section, note: Note, orders: Mapping[str, str]
+) -> None:
+    """The equations of a section's body, with its citations rendered as the reader sees them,
+    and its `O(·)` against `orders` (its note's)."""
     body = _cited(section.body, note)
-    found = _by_place(check_text(body) + order_equations(body, note_orders(note)))
+    found = _by_place(check_text(body) + order_equations(body, orders))
     recorder.add(section, "body", body, f"section {section.id}", found)
 
 
@@ -101,12 +104,14 @@ def check_claim_says(recorder: Recorder, claim: Claim, orders: Mapping[str, str]
     recorder.add(claim, "says", claim.says, f"claim {claim.id} says", _by_place(found))
 
 
-def check_card_text(recorder: Recorder, card: Card, note: Note | None) -> None:
-    """Front (cloze answers filled in) then back, sharing what they define."""
+def check_card_text(
+    recorder: Recorder, card: Card, note: Note | None, orders: Mapping[str, str]
+) -> None:
+    """Front (cloze answers filled in) then back, sharing what they define; their `O(·)`
+    against `orders` (the note's)."""
     context = Context()
     front = _cited(without_cloze(card.front) if card.kind == "cloze" else card.front, note)
     where = f"card {card.id}"
-    orders = note_orders(note)
     found = check_text(front, context, params=card.params) + order_equations(front, orders)
     recorder.add(card, "front", front, f"{where} front", _by_place(found))
     if card.back:

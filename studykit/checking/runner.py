@@ -149,10 +149,11 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
     for note in library.notes.values():
         if note.origin is None or not scope.covers(note.origin.path):
             continue
+        orders = note_orders(note)
         for section in note.sections:
-            check_section_body(recorder, section, note)
+            check_section_body(recorder, section, note, orders)
             for claim in section.claims:
-                _check_claim(root, claim, recorder, report, note_orders(note))
+                _check_claim(root, claim, recorder, report, orders)
         for section in note.sections:
             if section.experiment is not None:
                 with report.checking(*_where(section.origin), f"experiment:{section.id}"):
@@ -160,10 +161,12 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
     for deck in library.decks.values():
         if deck.origin is None or not scope.covers(deck.origin.path):
             continue
+        cited = library.note_for(deck)
+        orders = note_orders(cited)
         for card in deck.cards:
-            check_card_text(recorder, card, library.notes.get(deck.note) if deck.note else None)
+            check_card_text(recorder, card, cited, orders)
             with report.checking(*_where(card.origin), f"card:{card.id}"):
-                _check_card(root, card, library.note_for(deck), report)
+                _check_card(root, card, cited, report)
 
 
 def _check_claim(

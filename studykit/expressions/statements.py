@@ -63,7 +63,7 @@ def interval(tex: str) -> Interval | None:
         tokens = tokenize(tex)
     except TexError:
         return None
-    if len(tokens) < 5 or tokens[0].text not in "([" or tokens[-1].text not in ")]":
+    if len(tokens) < 5 or tokens[0].text not in {"(", "["} or tokens[-1].text not in {")", "]"}:
         return None
     inner = tokens[1:-1]
     depth = 0

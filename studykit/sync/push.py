@@ -400,17 +400,18 @@ def _new_rows(
     links = [(answer.id, anki_id) for answer, anki_id in zip(answers, ids, strict=False)]
     forget_links: list[tuple[int, int]] = []
     for forget, anki_id in zip(forgets, ids[len(answers) :], strict=True):
-        rows.append(
-            (anki_id, cid[forget.key], 0, 0, _last_ivl(forget.before, days), 0, 0, REVLOG_MANUAL)
-        )
+        rows.append(_forget_row(anki_id, cid[forget.key], forget, days))
         forget_links.append((forget.id, anki_id))
     return rows, links, forget_links
 
 
-def _last_ivl(before: CardState, days: AnkiDays) -> int:
-    if before.due is None or before.last_review is None:
-        return 0
-    return max(0, days.day(before.due) - days.day(before.last_review))
+def _forget_row(anki_id: int, cid: int, forget: Forget, days: AnkiDays) -> tuple[Any, ...]:
+    """A forget as Anki logs a reset: a manual row, ease 0, with the interval it ended."""
+    before = forget.before
+    last_ivl = 0
+    if before.due is not None and before.last_review is not None:
+        last_ivl = max(0, days.day(before.due) - days.day(before.last_review))
+    return (anki_id, cid, 0, 0, last_ivl, 0, 0, REVLOG_MANUAL)
 
 
 def _missing_rows(
@@ -434,18 +435,9 @@ def _missing_rows(
     lost = [r for r in sent if r.anki_revlog_id is not None and r.anki_revlog_id not in present]
     day_of = _day_numbers(session, days, lost)
     rows = [_revlog_row(r.anki_revlog_id or 0, cid[r.key], r, day_of) for r in lost]
-    for anki_id, forget in gone_forgets:
-        if anki_id not in present:
-            rows.append(
-                (
-                    anki_id,
-                    cid[forget.key],
-                    0,
-                    0,
-                    _last_ivl(forget.before, days),
-                    0,
-                    0,
-                    REVLOG_MANUAL,
-                )
-            )
+    rows += [
+        _forget_row(anki_id, cid[forget.key], forget, days)
+        for anki_id, forget in gone_forgets
+        if anki_id not in present
+    ]
     return rows

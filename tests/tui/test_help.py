@@ -110,6 +110,12 @@ def expected_rows(screen: Screen[object], app: StudykitApp) -> list[tuple[str, s
     ]
 
 
+def app_at(session: StudySession, name: str) -> StudykitApp:
+    """The app started where the way to screen `name` begins."""
+    start, deck, _, _ = SCREENS[name]
+    return make_app(session.settings, session=session, start=start, deck_id=deck)
+
+
 async def open_screen(app: StudykitApp, pilot: Pilot[None], name: str) -> Screen[object]:
     start, _, go, screen_id = SCREENS[name]
     await settle(pilot, lambda: app.screen.id == start)
@@ -124,8 +130,7 @@ async def open_screen(app: StudykitApp, pilot: Pilot[None], name: str) -> Screen
 async def test_question_mark_lists_the_screen_s_keys_and_escape_or_it_closes(
     session: StudySession, name: str
 ) -> None:
-    start, deck, _, _ = SCREENS[name]
-    app = make_app(session.settings, session=session, start=start, deck_id=deck)
+    app = app_at(session, name)
     async with app.run_test(size=NARROW) as pilot:
         screen = await open_screen(app, pilot, name)
         footer = footer_line(app)
@@ -199,8 +204,7 @@ async def test_keys_in_the_command_palette_opens_the_help(session: StudySession)
 async def test_a_screen_left_with_escape_shows_esc_back_third_at_80_columns(
     session: StudySession, name: str
 ) -> None:
-    start, deck, _, _ = SCREENS[name]
-    app = make_app(session.settings, session=session, start=start, deck_id=deck)
+    app = app_at(session, name)
     async with app.run_test(size=NARROW) as pilot:
         await open_screen(app, pilot, name)
         footer = footer_line(app)
