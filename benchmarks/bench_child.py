@@ -20,11 +20,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import PYTHON, REPO, report
 
 from studykit.experiments.base import Result
-from studykit.experiments.process import prewarm
+from studykit.experiments.process import prewarm, stop_server
 from studykit.experiments.runner import run_experiment, run_in_process
 
 NAME = "positional-encoding"
-SPARE_HEAD_START_S = 3.0  # a spare started when the screen opens, a few seconds before Run
+SERVER_HEAD_START_S = 3.0  # a fork server started a few seconds before the first Run
 Runner = Callable[..., Result]
 
 
@@ -60,24 +60,26 @@ def main(repeat: int = 5) -> None:
     cold_runs = medians([cold() for _ in range(3)])
     run_in_process(NAME, {"positions": 4, "d_model": 4}, device="cpu")  # torch imported here
     warm_runs = medians([timed(run_in_process) for _ in range(repeat)])
-    child_runs = medians([timed(run_experiment) for _ in range(repeat)])
-    spare_runs = medians([spare() for _ in range(repeat)])
+    child_runs = medians([started_cold() for _ in range(repeat)])
+    prewarm()
+    time.sleep(SERVER_HEAD_START_S)
+    forked_runs = medians([timed(run_experiment) for _ in range(repeat)])
+    stop_server()
     for index, what in enumerate(("first progress", "result")):
         label = f"{NAME} → {what}"
         report(f"{label}, new child", child_runs[index], baseline=warm_runs[index], goal="≤ +1 s")
-        report(f"{label}, spare child", spare_runs[index], baseline=warm_runs[index])
+        report(f"{label}, forked child", forked_runs[index], baseline=warm_runs[index])
         report(f"{label}, in-process first run", cold_runs[index])
-    for label, runs in (("new", child_runs), ("spare", spare_runs)):
+    for label, runs in (("new", child_runs), ("forked", forked_runs)):
         extra = runs[1] - warm_runs[1]
         print(
             f"{label + ' child: cost over a warm in-process run':<46} {extra:>8.2f} s", flush=True
         )
 
 
-def spare() -> tuple[float, float]:
-    """A run taken by a spare child started a few seconds earlier."""
-    prewarm()
-    time.sleep(SPARE_HEAD_START_S)
+def started_cold() -> tuple[float, float]:
+    """A run with no fork server up: the run starts one, which imports torch first."""
+    stop_server()
     return timed(run_experiment)
 
 

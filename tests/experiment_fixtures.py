@@ -15,6 +15,7 @@ from studykit.experiments.base import Answer, Cost, Experiment, Outcome, Param, 
 from studykit.experiments.budget import GIB
 
 CHILD_MODULE = "studykit.experiments.child"
+SERVER = "studykit.experiments.forkserver"
 
 
 def _slow(params: Params, ctx: RunContext) -> Outcome:
@@ -101,13 +102,8 @@ def registered(*experiments: Experiment) -> Iterator[None]:
             registry.unregister(experiment.name)
 
 
-def run_children(parent: int | None = None) -> list[int]:
-    """PIDs of experiment child processes whose parent is `parent` (default: us).
-
-    An exiting child or a zombie has an empty command line (its memory is gone) but still
-    counts: nobody reaped it yet.
-    """
-    parent = os.getpid() if parent is None else parent
+def _processes() -> list[tuple[int, int, str]]:
+    """(pid, parent pid, command line) of every process we can see."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -118,9 +114,37 @@ def run_children(parent: int | None = None) -> list[int]:
         except OSError:
             continue  # it ended while we looked
         fields = re.sub(r"^.*\) ", "", stat).split()
-        if int(fields[1]) == parent and (CHILD_MODULE in cmdline or not cmdline.strip()):
-            found.append(int(entry.name))
+        found.append((int(entry.name), int(fields[1]), cmdline))
     return found
+
+
+def run_children(parent: int | None = None) -> list[int]:
+    """PIDs of the processes running experiments for `parent` (default: us): its own children
+    started fresh, and the runs its fork server forked (they have the server's command line).
+
+    An exiting child or a zombie has an empty command line (its memory is gone) but still
+    counts: nobody reaped it yet.
+    """
+    parent = os.getpid() if parent is None else parent
+    processes = _processes()
+    servers = {pid for pid, ppid, cmdline in processes if ppid == parent and SERVER in cmdline}
+    return [
+        pid
+        for pid, ppid, cmdline in processes
+        if (ppid == parent and (CHILD_MODULE in cmdline or not cmdline.strip())) or ppid in servers
+    ]
+
+
+def fork_servers(parent: int | None = None, *, expect: int | None = None) -> list[int]:
+    """PIDs of `parent`'s fork servers (default: ours); waiting up to 2 s for `expect` of them,
+    as a server just started shows its parent's command line until it has exec'd."""
+    parent = os.getpid() if parent is None else parent
+    deadline = time.monotonic() + 2.0
+    while True:
+        found = [pid for pid, ppid, cmd in _processes() if ppid == parent and SERVER in cmd]
+        if expect is None or len(found) == expect or time.monotonic() > deadline:
+            return found
+        time.sleep(0.01)
 
 
 def gone(pid: int) -> bool:

@@ -152,7 +152,7 @@ def _watch_memory(request: Request, channel: Channel) -> None:
     fences.watch_memory(request.budget_bytes, over)
 
 
-def _preload() -> None:
+def preload() -> None:
     """Import torch and the runner before the request comes, so a spare child is ready."""
     try:
         importlib.import_module("torch")
@@ -163,11 +163,16 @@ def _preload() -> None:
 
 def main(argv: list[str]) -> int:
     """Serve one request; the exit status is 0 after a result, non-zero after an error."""
-    fences.die_with_parent(int(argv[1]))
+    return serve_stdio(int(argv[1]))
+
+
+def serve_stdio(parent_pid: int) -> int:
+    """Serve one request on stdin and stdout, dying with `parent_pid` (forked runs start here)."""
+    fences.die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when this run ends
     channel = Channel(os.dup(1))
     os.dup2(2, 1)  # stray prints from torch or a run go to stderr, not into the protocol
-    _preload()
+    preload()
     line = sys.stdin.buffer.readline(MAX_LINE)
     if not line:
         return EXIT_ORPHANED

@@ -13,9 +13,9 @@ from studykit.experiments.budget import Budget, machine_bytes
 
 # A child as `process.spawn` starts one, up to where it waits for its request.
 _READY = (
-    "from studykit.experiments.child import _preload\n"
+    "from studykit.experiments.child import preload\n"
     "from studykit.experiments.fences import resident_bytes\n"
-    "_preload()\n"
+    "preload()\n"
     "print(resident_bytes())\n"
 )
 

@@ -17,8 +17,11 @@ from typing import IO, Final
 from pydantic import ValidationError
 
 import studykit
+from studykit.experiments import forked
 from studykit.experiments.base import CancelFn, Cancelled, ExperimentFailed, ProgressFn, Result
 from studykit.experiments.budget import RAISE_HINT, LimitExceeded, describe_bytes
+from studykit.experiments.forked import ForkedRun, ForkServer
+from studykit.experiments.installed import torch_installed
 from studykit.experiments.protocol import (
     CANCEL,
     MAX_LINE,
@@ -40,6 +43,8 @@ POLL_S: Final = 0.02
 STDERR_TAIL: Final = 4096
 _CRASH_SIGNALS: Final = {signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGILL}
 
+Child = subprocess.Popen[bytes] | ForkedRun
+
 
 def child_environment() -> dict[str, str]:
     """Our environment, with this studykit importable, glibc's malloc arenas capped and one
@@ -55,8 +60,8 @@ def child_environment() -> dict[str, str]:
     return env
 
 
-def spawn() -> subprocess.Popen[bytes]:
-    """A child waiting for its request; in its own session so a terminal's Ctrl-C reaches
+def start_fresh() -> subprocess.Popen[bytes]:
+    """A new child waiting for its request; in its own session so a terminal's Ctrl-C reaches
     only us, and we decide."""
     return subprocess.Popen(
         [sys.executable, "-m", "studykit.experiments.child", str(os.getpid())],
@@ -68,55 +73,87 @@ def spawn() -> subprocess.Popen[bytes]:
     )
 
 
-_spare_lock = threading.Lock()
-_spare: list[subprocess.Popen[bytes]] = []
+_server_lock = threading.Lock()
+_server: ForkServer | None = None
+# What Python, torch, its thread pools, the allocator and CUDA read as a process starts: a
+# server started under other values would fork runs unlike a fresh child, so it is replaced.
+_STARTUP_VARIABLES: Final = (
+    "PYTHON", "LD_", "MALLOC_", "OMP_", "GOMP_", "KMP_", "MKL_", "OPENBLAS_", "TORCH",
+    "PYTORCH_", "CUDA_", "NVIDIA_",
+)  # fmt: skip
+
+
+def _startup(environment: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environment.items() if k.startswith(_STARTUP_VARIABLES)}
+
+
+def _server_for(environment: dict[str, str], *, start: bool) -> ForkServer | None:
+    """The fork server for this environment, started if `start`; a stale one is ended."""
+    global _server
+    with _server_lock:
+        if _server is not None and (
+            not _server.alive() or _startup(_server.environment) != _startup(environment)
+        ):
+            _server.close()
+            _server = None
+        if _server is None and start and forked.supported():
+            _server = ForkServer(environment)
+        return _server
 
 
 def prewarm() -> None:
-    """Start a spare child now (it imports torch and waits), so the next run starts at once.
+    """Start the fork server now (it imports torch and waits), so the next run starts at once.
 
     Call it from the main thread: Linux ends a child when the thread that started it exits.
     """
     if threading.current_thread() is not threading.main_thread():
         raise RuntimeError("prewarm() must be called from the main thread")
-    with _spare_lock:
-        if _spare and _spare[0].poll() is None:
-            return
-        _drop_spare()
-        _spare.append(spawn())
+    _server_for(child_environment(), start=True)
 
 
-def discard_spare() -> None:
-    """End and reap the spare child, if there is one (also run at exit)."""
-    with _spare_lock:
-        _drop_spare()
+def prewarm_if_useful() -> None:
+    """`prewarm` where it helps and is allowed: on the main thread, with torch installed."""
+    if threading.current_thread() is threading.main_thread() and torch_installed():
+        prewarm()
 
 
-def _drop_spare() -> None:
-    while _spare:
-        stop(_spare.pop())
+def stop_server() -> None:
+    """End and reap the fork server, if there is one (also run at exit)."""
+    global _server
+    with _server_lock:
+        if _server is not None:
+            _server.close()
+            _server = None
 
 
-def _take_spare_or_spawn() -> subprocess.Popen[bytes]:
-    with _spare_lock:
-        if _spare and _spare[0].poll() is None:
-            return _spare.pop()
-        _drop_spare()
-    return spawn()
+def spawn() -> Child:
+    """A child waiting for its request: forked by the fork server, else started fresh.
+
+    Only the main thread starts a server (see `prewarm`); other threads use a running one.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    server = _server_for(child_environment(), start=main)
+    run = server.fork() if server is not None else None
+    return run if run is not None else start_fresh()
 
 
-atexit.register(discard_spare)
+atexit.register(stop_server)
 
 
-def stop(child: subprocess.Popen[bytes]) -> None:
-    """Terminate, then kill if need be, and reap; close the pipes. Safe to call twice."""
+def stop(child: Child) -> None:
+    """Terminate, then kill if need be, and reap; close the pipes. Safe to call twice.
+
+    A run the fork server has not forked yet is not waited for: it is killed as it starts,
+    and the server reaps it.
+    """
     if child.poll() is None:
         child.terminate()
         try:
             child.wait(TERMINATE_GRACE_S)
         except subprocess.TimeoutExpired:
             child.kill()
-    child.wait()
+    if not isinstance(child, ForkedRun) or child.pid is not None:
+        child.wait()
     for pipe in (child.stdin, child.stdout, child.stderr):
         if pipe is not None:
             pipe.close()
@@ -129,7 +166,7 @@ def run_child(
     cancelled: CancelFn | None = None,
 ) -> Result:
     """Run `request` in the spare child or a new one; its Result, or its error."""
-    child = _take_spare_or_spawn()
+    child = spawn()
     try:
         return _Relay(child, replace(request, sys_path=list(sys.path)), progress, cancelled).run()
     finally:
@@ -141,7 +178,7 @@ class _Relay:
 
     def __init__(
         self,
-        child: subprocess.Popen[bytes],
+        child: Child,
         request: Request,
         progress: ProgressFn | None,
         cancelled: CancelFn | None,

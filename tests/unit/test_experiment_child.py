@@ -63,6 +63,13 @@ class Watch:
         assert len(self.pids) == 1, self.pids
         return self.pids[0]
 
+    def gone_within(self, timeout: float) -> None:
+        """The run's process is gone within `timeout`; a fork server may have reaped a run that
+        failed at once before its first report reached us, and then there is none to see."""
+        assert len(self.pids) <= 1, self.pids
+        for pid in self.pids:
+            wait_until_gone(pid, timeout)
+
 
 def test_the_run_happens_in_a_child_that_is_reaped() -> None:
     watch = Watch()
@@ -98,7 +105,7 @@ def test_a_run_over_its_memory_limit_is_a_clear_error() -> None:
     message = str(caught.value)
     assert "test-hog ran out of its memory budget of 512 MiB" in message
     assert "raise the budget" in message and "\n" not in message
-    wait_until_gone(watch.pid, 0.1)
+    watch.gone_within(0.1)
 
 
 def test_the_same_allocation_fits_a_budget_that_allows_it() -> None:
@@ -217,21 +224,6 @@ def test_a_child_whose_parent_is_killed_exits() -> None:
     finally:
         parent.kill()
         parent.wait()
-
-
-def test_a_spare_child_takes_the_next_run_and_is_reaped_at_discard() -> None:
-    process.prewarm()
-    [spare] = run_children()
-    watch = Watch()
-    run_experiment("test-slow", {"seconds": 0.1}, device="cpu", progress=watch.progress)
-    assert watch.pid == spare  # the run went to the spare
-    wait_until_gone(spare, 0.1)
-    process.prewarm()
-    [second] = run_children()
-    process.prewarm()  # one spare at most
-    assert run_children() == [second]
-    process.discard_spare()
-    wait_until_gone(second, 0.1)
 
 
 def test_every_built_in_runs_tiny_under_a_small_budget(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -172,7 +172,7 @@ REQUEST = Request(
 @pytest.fixture
 def child_says(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], None]]:
     """Replace the child by a process that reads the request and writes the given bytes."""
-    process.discard_spare()
+    process.stop_server()
     script = (
         "import sys; sys.stdin.buffer.readline(); "
         "sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))"
@@ -190,7 +190,7 @@ def child_says(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[bytes], No
         monkeypatch.setattr(process, "spawn", spawn)
 
     yield says
-    process.discard_spare()
+    process.stop_server()
 
 
 @pytest.mark.parametrize(

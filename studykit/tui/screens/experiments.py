@@ -30,6 +30,7 @@ from studykit.experiments.base import (
 )
 from studykit.experiments.budget import Budget, describe_cost
 from studykit.experiments.cache import ExperimentCache, Runner, run_cached
+from studykit.experiments.process import prewarm_if_useful
 from studykit.experiments.registry import experiments
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
@@ -191,6 +192,8 @@ class ExperimentsScreen(GuardedHandlers, Screen[None]):
         self._describe(self.catalogue[self.selected])
         self.query_one(ExperimentResultView).show(None)
         self.query_one("#experiment-progress", ProgressBar).display = False
+        if self.runner is None:
+            prewarm_if_useful()  # the first Run then starts in milliseconds, not seconds
         self.probe_cuda()
         if self.run_at_once:
             self.call_after_refresh(self.action_run)
