@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import json
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from studykit.checking.findings import ExperimentSummary, Problem, ProblemKind, Report
+from studykit.checking.runs import Run, Runs
 from studykit.checking.scope import Scope, shown_path
 from studykit.content.loading import Library
 from studykit.content.model import COMPUTED_KINDS, Card, ExperimentRef, Origin
 from studykit.core.errors import StudykitError
+from studykit.experiments.base import DEFAULT_SEED
 from studykit.experiments.installed import torch_installed
 
 if TYPE_CHECKING:
     from studykit.experiments.base import Result
-    from studykit.experiments.cache import Runner
     from studykit.quiz.variants import Value
 
 REGISTRY = "studykit.experiments.registry"
@@ -67,11 +66,11 @@ def _links(library: Library, scope: Scope) -> Iterator[Link]:
 class _Checker:
     """Runs each distinct (experiment, parameters) once and reports per link."""
 
-    def __init__(self, library: Library, report: Report, runner: Runner) -> None:
+    def __init__(self, library: Library, report: Report, runs: Runs) -> None:
         self.library = library
         self.report = report
-        self.runner = runner
-        self.runs: dict[tuple[str, str], Result | StudykitError] = {}
+        self.runs = runs
+        self.used: set[str] = set()
         self.compared = 0
         self.without = 0
         self.measured = 0  # card answers compared with a measured value
@@ -103,13 +102,9 @@ class _Checker:
         )
 
     def run(self, name: str, params: Mapping[str, object]) -> Result | StudykitError:
-        key = (name, json.dumps(dict(params), sort_keys=True))
-        if key not in self.runs:
-            try:
-                self.runs[key] = self.runner(name, params, device=DEVICE)
-            except StudykitError as error:
-                self.runs[key] = error
-        return self.runs[key]
+        run = _run(name, params)
+        self.used.add(run.key)
+        return self.runs.get(run)
 
     def check(self, link: Link) -> None:
         from studykit.experiments import registry
@@ -201,18 +196,56 @@ class _Checker:
                 )
 
 
+def _run(name: str, params: Mapping[str, object]) -> Run:
+    return Run(name, params, DEFAULT_SEED, DEVICE)
+
+
+def _planned(link: Link) -> list[Run]:
+    """The runs `_Checker.check` and `evidence` will make for `link` (none for a link they
+    would report without running; they report it)."""
+    from studykit.experiments import registry
+    from studykit.experiments.budget import Budget, check_budget
+    from studykit.experiments.cards import resolved_params
+    from studykit.experiments.closed_forms import applicable
+    from studykit.experiments.params import validate
+
+    try:
+        experiment = registry.get(link.ref.name)
+        params = validate(experiment, resolved_params(link.ref, link.values))
+        check_budget(experiment, params, Budget())
+        if not applicable(experiment, params) and not _measures(link):
+            return []
+        runs = [_run(experiment.name, params)]
+        if _measures(link):
+            assert link.card is not None
+            for values in _points(link.card)[1:]:
+                runs.append(
+                    _run(experiment.name, validate(experiment, resolved_params(link.ref, values)))
+                )
+    except StudykitError:
+        return []
+    return runs
+
+
 def _measures(link: Link) -> bool:
     """Whether the link's named answer measures a computed card's formula."""
     card = link.card
     return card is not None and card.kind in COMPUTED_KINDS and link.ref.answer is not None
 
 
-def check_experiments(
-    library: Library, scope: Scope, report: Report, *, runner: Runner | None = None
-) -> None:
+def planned_runs(library: Library, scope: Scope) -> list[Run]:
+    """The runs `check_experiments` will make, so that they can be made side by side first."""
+    if not torch_installed() or importlib.util.find_spec(REGISTRY) is None:
+        return []
+    registered = set(importlib.import_module(REGISTRY).names())
+    links = (link for link in _links(library, scope) if link.ref.name in registered)
+    return [run for link in links for run in _planned(link)]
+
+
+def check_experiments(library: Library, scope: Scope, report: Report, *, runs: Runs) -> None:
     """Linked names must be registered; links with a closed form are run on cpu and compared.
 
-    Each distinct run goes through `runner` (default `run_experiment`, in a child process).
+    Each distinct run is made once, through `runs`.
     """
     if importlib.util.find_spec(REGISTRY) is None:
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
@@ -222,13 +255,8 @@ def check_experiments(
         report.experiments = ExperimentSummary(ran=0, note=NOT_YET)
         return
     known = ", ".join(registered)
-    if runner is None:
-        from studykit.experiments.runner import run_experiment
-
-        runner = run_experiment
-    checker = _Checker(library, report, runner)
+    checker = _Checker(library, report, runs)
     torch = torch_installed()
-    started = time.perf_counter()
     for link in _links(library, scope):
         kind, subject = link.holder.split(" ", 1)
         rel, line = (link.origin.path, link.origin.line) if link.origin else ("", 0)
@@ -247,11 +275,10 @@ def check_experiments(
     if not torch:
         report.experiments = ExperimentSummary(ran=0, note=NO_TORCH)
         return
-    elapsed = time.perf_counter() - started
-    ran = len(checker.runs)
+    ran = len(checker.used)
     note = (
         f"{_count(checker.compared, 'link')} compared with their closed forms "
-        f"({_count(ran, 'run')} on {DEVICE}, {elapsed:.1f} s); "
+        f"({_count(ran, 'run')} on {DEVICE}); "
         f"{_count(checker.without, 'link')} without a closed form that applies (names checked); "
         f"{_count(checker.measured, 'card answer')} compared with measured values"
     )

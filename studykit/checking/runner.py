@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -12,7 +13,7 @@ from studykit.checking.claims import check_claim
 from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
-from studykit.checking.measured import check_measured
+from studykit.checking.measured import check_measured, measured_runs
 from studykit.checking.numbered import numbered_findings
 from studykit.checking.orders import note_orders
 from studykit.checking.prose import (
@@ -209,14 +210,32 @@ def check_scope(
     *,
     run_experiments: bool = False,
     runner: Runner | None = None,
+    recorded: Path | None = None,
 ) -> None:
-    """Everything `check` does for one scope of a loaded library (the pytest plugin's too)."""
-    check_library(library, scope, report)
-    if run_experiments:
-        from studykit.checking.experiments import check_experiments
+    """Everything `check` does for one scope of a loaded library (the pytest plugin's too).
 
-        check_experiments(library, scope, report, runner=runner)
-    check_measured(library, scope, report, run=run_experiments, runner=runner)
+    `recorded`: the cache folder whose recorded runs plain check compares measured entries
+    with (None: plain check compares none). With `run_experiments`, every run the links and
+    measured entries need is made first, side by side (`runs.run_all`).
+    """
+    from studykit.checking.runs import Runs
+
+    check_library(library, scope, report)
+    if runner is None:
+        from studykit.experiments.runner import run_experiment
+
+        runner = run_experiment
+    runs = Runs(runner)
+    if run_experiments:
+        from studykit.checking.experiments import check_experiments, planned_runs
+
+        runs.make([*planned_runs(library, scope), *measured_runs(library, scope)])
+        check_experiments(library, scope, report, runs=runs)
+    check_measured(library, scope, report, run=run_experiments, runs=runs, recorded=recorded)
+    if runs.made and report.experiments is not None:
+        took = f"{len(runs.made)} runs made in {runs.seconds:.1f} s"
+        note = f"{report.experiments.note}; {took}" if report.experiments.note else took
+        report.experiments = dataclasses.replace(report.experiments, note=note)
 
 
 def run_check(
@@ -225,15 +244,24 @@ def run_check(
     *,
     run_experiments: bool = False,
     runner: Runner | None = None,
+    recorded: Path | None = None,
 ) -> Report:
     """Check the given files or folders (default: the whole default root).
 
-    `runner` runs each experiment (default `run_experiment`: a child process within budget).
+    `runner` runs each experiment (default `run_experiment`: a child process within budget);
+    `recorded` is the cache folder of recorded runs (see `check_scope`).
     """
     report = Report()
     for scope in scopes(paths, default_root):
         library = load_library(scope.root)
-        check_scope(library, scope, report, run_experiments=run_experiments, runner=runner)
+        check_scope(
+            library,
+            scope,
+            report,
+            run_experiments=run_experiments,
+            runner=runner,
+            recorded=recorded,
+        )
     report.problems.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     report.warnings.sort(key=lambda p: (p.path, p.line, p.column, p.kind))
     return report

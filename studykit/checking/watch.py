@@ -15,6 +15,7 @@ import importlib.util
 import os
 import time
 from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -133,17 +134,26 @@ def _where(roots: Sequence[Path]) -> str:
     return ", ".join(_shown(os.fspath(folder)) + "/" for folder in folders) or "nothing yet"
 
 
-def _check_and_print(
-    paths: Sequence[Path], default_root: Path, run_experiments: bool, echo: Echo, why: str
-) -> None:
-    echo(f"--- {time.strftime('%H:%M:%S')} {why} ---")
+def _check_and_print(paths: Sequence[Path], default_root: Path, how: _How, why: str) -> None:
+    how.echo(f"--- {time.strftime('%H:%M:%S')} {why} ---")
     try:
-        report = run_check(paths, default_root, run_experiments=run_experiments)
+        report = run_check(
+            paths, default_root, run_experiments=how.run_experiments, recorded=how.recorded
+        )
     except (StudykitError, OSError) as error:
-        echo(f"studykit: error: {error}")
+        how.echo(f"studykit: error: {error}")
         return
     for line in report_lines(report):
-        echo(line)
+        how.echo(line)
+
+
+@dataclass(frozen=True)
+class _How:
+    """How each re-check runs, and where it prints."""
+
+    run_experiments: bool
+    recorded: Path | None
+    echo: Echo
 
 
 def watch_check(
@@ -153,11 +163,16 @@ def watch_check(
     run_experiments: bool,
     echo: Echo,
     stop: threading.Event | None = None,
+    recorded: Path | None = None,
 ) -> None:
-    """Check, then re-check after each save, until Ctrl-C or `stop` is set; returns normally."""
+    """Check, then re-check after each save, until Ctrl-C or `stop` is set; returns normally.
+
+    `recorded`: the cache folder of recorded runs (see `check_scope`).
+    """
     if importlib.util.find_spec("watchfiles") is None:
         raise StudykitError("--watch needs the watchfiles package: pip install watchfiles")
     roots = watch_roots(paths, default_root)
+    how = _How(run_experiments, recorded, echo)
     changes = _changes(roots, stop)
     first = True
     try:
@@ -165,13 +180,13 @@ def watch_check(
             if first:
                 # The first item comes once the watcher runs: nothing saved is missed.
                 first = False
-                _check_and_print(paths, default_root, run_experiments, echo, "check")
+                _check_and_print(paths, default_root, how, "check")
                 echo(f"watching {_where(roots)} for saved .yaml files (Ctrl-C stops)")
             elif changed is None:
                 why = f"folders changed; watching {_where(roots)}"
-                _check_and_print(paths, default_root, run_experiments, echo, why)
+                _check_and_print(paths, default_root, how, why)
             elif changed:
-                _check_and_print(paths, default_root, run_experiments, echo, _changed_line(changed))
+                _check_and_print(paths, default_root, how, _changed_line(changed))
     except KeyboardInterrupt:
         pass
     finally:

@@ -21,7 +21,8 @@ from studykit.core.terminal import json_text
     is_flag=True,
     help=(
         "Also run each linked experiment that has a closed form and compare; compare each "
-        "computed card with the answer its experiment measures."
+        "computed card with the answer its experiment measures; re-run every measured entry "
+        "(non-deterministic ones against their band)."
     ),
 )
 @click.option(
@@ -58,6 +59,11 @@ def check(
     card's low, middle and high parameter choices); plain `check` counts it and says so in
     the `evidence:` line.
 
+    A `measured:` entry is compared with a run of its experiment: plain check uses the run
+    recorded in the cache folder while the experiment's code, parameters and torch version
+    are unchanged (and runs it otherwise); --run-experiments re-runs every entry, and a
+    non-deterministic one (`deterministic: false`) must land in its `band`.
+
     Every `$…$`/`$$…$$` equation in note bodies, card fronts and backs (cloze answers filled
     in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\\approx` to
     half a unit in the last written digit, a range `\\in (a, b]` at both ends), sides with
@@ -74,9 +80,20 @@ def check(
 
     settings = settings_from(ctx)
     if watch:
-        _watch(list(paths), settings.root, as_json=as_json, run_experiments=run_experiments)
+        _watch(
+            list(paths),
+            settings.root,
+            as_json=as_json,
+            run_experiments=run_experiments,
+            recorded=settings.cache_dir,
+        )
     try:
-        report = run_check(list(paths), settings.root, run_experiments=run_experiments)
+        report = run_check(
+            list(paths),
+            settings.root,
+            run_experiments=run_experiments,
+            recorded=settings.cache_dir,
+        )
     except CheckInputError as error:
         fail(str(error), EXIT_USAGE)
     if as_json:
@@ -102,7 +119,9 @@ def check(
     raise SystemExit(report.exit_code)
 
 
-def _watch(paths: list[Path], root: Path, *, as_json: bool, run_experiments: bool) -> NoReturn:
+def _watch(
+    paths: list[Path], root: Path, *, as_json: bool, run_experiments: bool, recorded: Path
+) -> NoReturn:
     """`--watch`: report after each save until Ctrl-C, then exit 0."""
     from studykit.checking import CheckInputError
     from studykit.checking.watch import watch_check
@@ -110,7 +129,9 @@ def _watch(paths: list[Path], root: Path, *, as_json: bool, run_experiments: boo
     if as_json:
         fail("--watch prints a report per save for people; use --json without --watch", EXIT_USAGE)
     try:
-        watch_check(paths, root, run_experiments=run_experiments, echo=click.echo)
+        watch_check(
+            paths, root, run_experiments=run_experiments, echo=click.echo, recorded=recorded
+        )
     except CheckInputError as error:
         fail(str(error), EXIT_USAGE)
     raise SystemExit(EXIT_OK)

@@ -183,6 +183,13 @@ class Claim(Strict):
         return self
 
 
+# A pair in YAML (`[low, high]`); the JSON Schema says so without `prefixItems`.
+Band = Annotated[
+    tuple[float, float],
+    WithJsonSchema({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}),
+]
+
+
 class Measurement(Strict):
     """A number an experiment measured, cited in the text as `{measured:ID}`."""
 
@@ -198,7 +205,13 @@ class Measurement(Strict):
         default=None, description="How far a re-run may land (deterministic entries need one)."
     )
     deterministic: bool = Field(
-        default=True, description="False for timings: shown as measured, never compared."
+        default=True,
+        description="False for timings and training-success shares: compared with `band`.",
+    )
+    band: Band | None = Field(
+        default=None,
+        description="`[low, high]` a re-run of a non-deterministic entry must land in (edges "
+        "included); it holds `value`.",
     )
     machine: NonEmpty = Field(description="Machine it was measured on, e.g. `2-core CPU (x86_64)`.")
     device: Literal["cpu", "cuda"] = Field(default="cpu", description="Device it ran on.")
@@ -209,7 +222,23 @@ class Measurement(Strict):
         if self.deterministic and self.tolerance is None:
             raise ValueError(
                 "a deterministic measurement needs `tolerance` (re-runs are compared with it); "
-                "a timing takes `deterministic: false`"
+                "a timing takes `deterministic: false` and a `band`"
+            )
+        if not self.deterministic and self.band is None:
+            raise ValueError(
+                "a non-deterministic measurement needs `band: [low, high]`, the range a re-run "
+                f"must land in; for example `band: [{self.value / 2:g}, {self.value * 2:g}]`"
+            )
+        if self.deterministic and self.band is not None:
+            raise ValueError(
+                "`band` is for `deterministic: false` entries; this one has `tolerance`"
+            )
+        if self.band is not None and self.band[0] > self.band[1]:
+            raise ValueError("`band` is `[low, high]`: its low end is above its high end")
+        if self.band is not None and not self.band[0] <= self.value <= self.band[1]:
+            low, high = self.band
+            raise ValueError(
+                f"`band` [{low:g}, {high:g}] does not hold the entry's value {self.value:g}"
             )
         return self
 

@@ -45,6 +45,22 @@ def _library(config: pytest.Config, root: Path) -> Library:
     return loaded[root]
 
 
+def _recorded(config: pytest.Config) -> Path | None:
+    """Where the run's recorded experiment runs live: pytest's cache (`--cache-clear` empties
+    it), else studykit's own cache folder."""
+    cache = getattr(config, "cache", None)
+    if cache is not None:
+        folder: Path = cache.mkdir("studykit")
+        return folder
+    from studykit.core.config import resolve_settings
+    from studykit.core.errors import StudykitError
+
+    try:
+        return resolve_settings().cache_dir
+    except StudykitError:
+        return None
+
+
 class ContentFile(pytest.File):
     """A note or deck YAML file: one item per claim, card, equation, measured entry."""
 
@@ -61,7 +77,11 @@ class ContentFile(pytest.File):
         report = Report()
         run = bool(self.config.getoption("studykit_run_experiments"))
         check_scope(
-            _library(self.config, self.root), Scope(self.root, (rel,)), report, run_experiments=run
+            _library(self.config, self.root),
+            Scope(self.root, (rel,)),
+            report,
+            run_experiments=run,
+            recorded=_recorded(self.config),
         )
         if report.experiments is not None and report.experiments.note:
             from studykit.pytest_plugin import EXPERIMENT_NOTES

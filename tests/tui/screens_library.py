@@ -21,6 +21,7 @@ TIMINGS = tuple(
         unit="ms",
         digits=2,
         deterministic=False,
+        band=(1.0, 100.0),
         machine="2-core CPU (x86_64)",
         torch="2.13.0+cpu",
     )

@@ -148,7 +148,7 @@ def test_run_experiments_checks_linked_names_and_says_what_it_ran() -> None:
     assert clean.returncode == 0, clean.stdout
     if importlib.util.find_spec("torch") is not None:
         assert clean.stdout.startswith(
-            "experiments: 2 links compared with their closed forms (1 run on cpu, "
+            "experiments: 2 links compared with their closed forms (1 run on cpu); "
         ), clean.stdout
         assert "; 1 card answer compared with measured values; 1 measured entries re-run" in (
             clean.stdout

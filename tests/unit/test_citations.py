@@ -58,6 +58,7 @@ sections:
         value: 12.5
         unit: ms
         deterministic: false
+        band: [1, 100]
         machine: test machine
         torch: 2.13.0
 """
@@ -220,19 +221,31 @@ def test_measured_drift_is_flagged_at_the_entrys_line(tmp_path: Path) -> None:
     )
     assert [str(p) for p in clean.problems] == []
     wrong = NOTE.replace("        value: 90\n", "        value: 91\n")
-    wrong = wrong.replace(
-        "        value: 12.5\n", "        value: 99\n"
-    )  # a timing: never compared
+    wrong = wrong.replace("band: [1, 100]", "band: [1, 50]")  # the run's 90 falls outside
     root = write_root(tmp_path / "planted", note=wrong)
-    result = CliRunner().invoke(cli, ["check", "--run-experiments", str(root)])
+    data = ["--data-dir", str(tmp_path / "data")]
+    result = CliRunner().invoke(cli, [*data, "check", "--run-experiments", str(root)])
     assert result.exit_code == 1, result.output
-    where = f"{root / 'content' / 'note.yaml'}:{line_of(wrong, '- id: k-095')}"
-    [line] = [line for line in result.output.splitlines() if ": experiment measured " in line]
-    assert line.startswith(f"{where}: experiment measured k-095: ")
-    assert "now measures k = 90, but the entry says 91" in line
-    assert "1 measured entries re-run (1 runs); 1 machine-dependent ones shown" in result.output
-    without = CliRunner().invoke(cli, ["check", str(root)])
-    assert without.exit_code == 0, without.output  # nothing re-run without the flag
+    path = root / "content" / "note.yaml"
+    drifted, banded = [
+        line for line in result.output.splitlines() if ": experiment measured " in line
+    ]
+    assert drifted.startswith(
+        f"{path}:{line_of(wrong, '- id: k-095')}: experiment measured k-095: "
+    )
+    assert "now measures k = 90, but the entry says 91" in drifted
+    assert banded.startswith(
+        f"{path}:{line_of(wrong, '- id: run-ms')}: experiment measured run-ms: "
+    )
+    assert "now measures k = 90 ms, outside the entry's band [1, 50] ms" in banded
+    assert "1 measured entries and 1 banded ones re-run (1 runs)" in result.output
+    # Plain check compares the deterministic entry with the run just recorded, not the band.
+    plain = CliRunner().invoke(cli, [*data, "check", str(root)])
+    assert plain.exit_code == 1, plain.output
+    [line] = [line for line in plain.output.splitlines() if ": experiment measured " in line]
+    assert line == drifted
+    assert "1 measured entries compared (1 runs recorded, 0 run now)" in plain.output
+    assert "1 banded ones compared only with --run-experiments" in plain.output
 
 
 def test_plain_check_flags_a_measurement_with_bad_parameters(tmp_path: Path) -> None:

@@ -170,15 +170,26 @@ sections:
 """
 
 
-def test_experiments_run_only_when_asked(pytester: pytest.Pytester) -> None:
-    """A measured entry that drifted (the run gives k = 90) fails once experiments run."""
+def test_measured_entries_meet_recorded_runs_and_run_again_when_asked(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A measured entry that drifted (the run gives k = 90) fails in a plain run, compared
+    with the run recorded in studykit's cache (pytest's own is off here), and when every
+    experiment runs again."""
     if not torch_installed():
         pytest.skip("the experiments need the torch extra")
+    monkeypatch.setenv("STUDYKIT_DATA_DIR", str(pytester.path / "data"))
     pytester.makefile(".yaml", **{"content/note": MEASURED})
     item = "content/note.yaml::measured:k-095"
 
-    _, plain = run(pytester)
-    assert plain == {item: "PASSED"}
+    plain, verdicts = run(pytester)
+    assert verdicts == {item: "FAILED"}
+    assert "1 measured entries compared (0 runs recorded, 1 run now)" in plain.stdout.str()
+    recorded = pytester.path / "data" / "cache" / "measured-runs.json"
+    assert recorded.is_file()
+    again, verdicts = run(pytester)
+    assert verdicts == {item: "FAILED"}
+    assert "(1 runs recorded, 0 run now)" in again.stdout.str()
     result, ran = run(pytester, "--studykit-run-experiments")
     assert ran == {item: "FAILED"}
     assert any(
