@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import suppress
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Final
 
+from studykit.checking.context import Context, evaluable, has_formula, resolve
 from studykit.checking.relations import (
     ORDER,
     Outcome,
@@ -29,13 +30,10 @@ from studykit.expressions import ExpressionError, ExpressionTimeout
 from studykit.expressions.statements import Side, Statement, interval, statements
 from studykit.expressions.texlex import TexError
 from studykit.expressions.texnodes import (
-    Bin,
-    Call,
     Name,
-    Neg,
     Node,
-    Pow,
     Scaled,
+    name_nodes,
     names,
     written_number,
 )
@@ -43,8 +41,6 @@ from studykit.quiz.variants import format_number, placeholders
 from studykit.text.clozes import CLOZE_PATTERN
 from studykit.text.mathscan import Maths, split_code_fences, split_maths
 
-# Most nodes a side may grow to when earlier definitions are put in.
-MAX_RESOLVED_NODES: Final = 200
 # One text's equations are checked within this many seconds and up to this many equations;
 # the rest are skipped with the reason (each sympy step has its own time limit as well).
 TEXT_TIME_BUDGET_S: Final = 10.0
@@ -69,19 +65,6 @@ class Equation:
     expected: str | None = None
     computed: str | None = None
     category: str = ""
-
-
-@dataclass
-class Context:
-    """Variables defined earlier in the same text: name -> its written definition."""
-
-    definitions: dict[str, Node] = field(default_factory=dict)
-    # `\\gamma = \\sigma_{\\max}(W_{hh}) \\cdot …`: a name whose definition only the
-    # numeric checks read, as TeX.
-    written: dict[str, str] = field(default_factory=dict)
-
-    def copy(self) -> Context:
-        return Context(dict(self.definitions), dict(self.written))
 
 
 def without_cloze(text: str) -> str:
@@ -287,7 +270,7 @@ def _known_sizes(context: Context) -> dict[str, float]:
     """The numbers the text gave d, d_k and f (a forget gate) before this equation."""
     known: dict[str, float] = {}
     for name in ("d", "d_k", "f"):
-        if name in context.definitions and _evaluable(Name(name, name), context):
+        if name in context.definitions and evaluable(Name(name, name), context):
             with suppress(ExpressionError, TexError):
                 known[name] = value_of(resolve(Name(name, name), context))
     return known
@@ -298,7 +281,7 @@ def _name_the_definition(outcome: Outcome, left: Node, right: Node, context: Con
     if outcome.verdict != "wrong" or outcome.computed is None:
         return outcome
     for name in (left, right):
-        if isinstance(name, Name) and _has_formula(name, context):
+        if isinstance(name, Name) and has_formula(name, context):
             value, written = outcome.computed, outcome.expected or ""
             if name is right:
                 value, written = written, value
@@ -321,8 +304,12 @@ def _definition(left: Node, relation: str, right: Node, context: Context) -> Out
         for side, other in ((left, right), (right, left)):
             # A name given a plain number (`$f_t = 1$ par …`) names a case; `f_t < 1` later
             # is a condition on another case, not a check. Only a formula makes it a check.
-            checked = _has_formula(side, context) if isinstance(side, Name) else True
-            if isinstance(side, Name) and not (checked and _evaluable(side, context)):
+            checked = (
+                side.ident in context.declared or has_formula(side, context)
+                if isinstance(side, Name)
+                else True
+            )
+            if isinstance(side, Name) and not (checked and evaluable(side, context)):
                 if relation == "≈":
                     reason = f"the approximate value of `{side.shown}`"
                     return Outcome("skipped", reason, category=_APPROX)
@@ -333,23 +320,30 @@ def _definition(left: Node, relation: str, right: Node, context: Context) -> Out
     for name, value in ((left, right), (right, left)):
         if not isinstance(name, Name) or name.ident in names(value):
             continue
-        if _has_formula(name, context) and _evaluable(name, context):
+        if name.ident in context.declared:
+            return _against_declaration(name, value, context)
+        if has_formula(name, context) and evaluable(name, context):
             return None
         context.definitions[name.ident] = value
         return Outcome("skipped", f"defines `{name.shown}`", category=_DEFINITION)
     return None
 
 
-def _has_formula(name: Name, context: Context) -> bool:
-    definition = context.definitions.get(name.ident)
-    return definition is not None and bool(names(definition))
-
-
-def _evaluable(node: Node, context: Context) -> bool:
+def _against_declaration(name: Name, value: Node, context: Context) -> Outcome | None:
+    """A declared symbol given a value: checked (None) when the declaration can be worked out
+    here or the value is itself a formula; otherwise skipped, naming what has no value."""
+    if names(value) or evaluable(name, context):
+        return None
     try:
-        return not names(resolve(node, context))
-    except TexError:
-        return False
+        missing = name_nodes(resolve(name, context))
+    except TexError as error:
+        return Outcome("skipped", str(error), category=_BUDGET)
+    needed = ", ".join(sorted(f"`{symbol.shown}`" for symbol in missing))
+    reason = (
+        f"`{name.shown}` is declared as `{context.declared[name.ident]}`, and {needed} "
+        "has no value in this text"
+    )
+    return Outcome("skipped", reason, category=_HYPOTHESIS)
 
 
 def _symbolic(a: Node, relation: str, b: Node, free: set[str]) -> Outcome:
@@ -362,37 +356,6 @@ def _symbolic(a: Node, relation: str, b: Node, free: set[str]) -> Outcome:
         return Outcome("wrong", f"not an identity: the sides differ at sample values of {listed}")
     reason = f"holds only for particular values of {listed} (not an identity)"
     return Outcome("skipped", reason, category=_HYPOTHESIS)
-
-
-def resolve(node: Node, context: Context, *, active: frozenset[str] = frozenset()) -> Node:
-    """`node` with each defined variable replaced by its definition (bounded in size)."""
-    budget = [MAX_RESOLVED_NODES]
-    return _resolve(node, context, active, budget)
-
-
-def _resolve(node: Node, context: Context, active: frozenset[str], budget: list[int]) -> Node:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise TexError("too large once earlier definitions are put in")
-    if isinstance(node, Name):
-        definition = context.definitions.get(node.ident)
-        if definition is None or node.ident in active:
-            return node
-        return _resolve(definition, context, active | {node.ident}, budget)
-    if isinstance(node, Neg):
-        return Neg(_resolve(node.operand, context, active, budget))
-    if isinstance(node, Scaled):
-        return Scaled(_resolve(node.operand, context, active, budget), node.factor, node.label)
-    if isinstance(node, Bin):
-        left = _resolve(node.left, context, active, budget)
-        return Bin(node.op, left, _resolve(node.right, context, active, budget), node.written)
-    if isinstance(node, Pow):
-        base = _resolve(node.base, context, active, budget)
-        return Pow(base, _resolve(node.exponent, context, active, budget))
-    if isinstance(node, Call):
-        args = tuple(_resolve(arg, context, active, budget) for arg in node.args)
-        return Call(node.function, args)
-    return node
 
 
 def check_says(says: str, computed: float | None) -> list[Equation]:

@@ -7,7 +7,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from studykit.checking.equations import Context, Equation, check_says, check_text, without_cloze
+from studykit.checking.context import Context
+from studykit.checking.equations import Equation, check_says, check_text, without_cloze
 from studykit.checking.findings import Problem, Report, SkippedEquation
 from studykit.checking.orders import order_equations
 from studykit.checking.skips import classify
@@ -80,12 +81,16 @@ def _claim_value(claim: Claim) -> float | None:
 
 
 def check_section_body(
-    recorder: Recorder, section: Section, note: Note, orders: Mapping[str, str]
+    recorder: Recorder,
+    section: Section,
+    note: Note,
+    orders: Mapping[str, str],
+    declared: Context,
 ) -> None:
     """The equations of a section's body, with its citations rendered as the reader sees them,
-    and its `O(·)` against `orders` (its note's)."""
+    starting from the note's `declared` definitions; its `O(·)` against `orders` (its note's)."""
     body = _cited(section.body, note)
-    found = _by_place(check_text(body) + order_equations(body, orders))
+    found = _by_place(check_text(body, declared.copy()) + order_equations(body, orders))
     recorder.add(section, "body", body, f"section {section.id}", found)
 
 
@@ -105,11 +110,15 @@ def check_claim_says(recorder: Recorder, claim: Claim, orders: Mapping[str, str]
 
 
 def check_card_text(
-    recorder: Recorder, card: Card, note: Note | None, orders: Mapping[str, str]
+    recorder: Recorder,
+    card: Card,
+    note: Note | None,
+    orders: Mapping[str, str],
+    declared: Context,
 ) -> None:
-    """Front (cloze answers filled in) then back, sharing what they define; their `O(·)`
-    against `orders` (the note's)."""
-    context = Context()
+    """Front (cloze answers filled in) then back, sharing what they define and starting from
+    the note's and deck's `declared` definitions; their `O(·)` against `orders` (the note's)."""
+    context = declared.copy()
     front = _cited(without_cloze(card.front) if card.kind == "cloze" else card.front, note)
     where = f"card {card.id}"
     found = check_text(front, context, params=card.params) + order_equations(front, orders)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
+from studykit.checking.declared import declared_context, report_declarations
 from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
@@ -151,8 +152,10 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if note.origin is None or not scope.covers(note.origin.path):
             continue
         orders = note_orders(note)
+        declared, wrong = declared_context(note.definitions)
+        report_declarations(root, note.definitions, wrong, report)
         for section in note.sections:
-            check_section_body(recorder, section, note, orders)
+            check_section_body(recorder, section, note, orders, declared)
             for claim in section.claims:
                 _check_claim(root, claim, recorder, report, orders)
         for section in note.sections:
@@ -164,8 +167,11 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             continue
         cited = library.note_for(deck)
         orders = note_orders(cited)
+        from_note, _ = declared_context(cited.definitions if cited is not None else ())
+        declared, wrong = declared_context(deck.definitions, from_note)
+        report_declarations(root, deck.definitions, wrong, report)
         for card in deck.cards:
-            check_card_text(recorder, card, cited, orders)
+            check_card_text(recorder, card, cited, orders, declared)
             with report.checking(*_where(card.origin), f"card:{card.id}"):
                 _check_card(root, card, cited, report)
 

@@ -94,12 +94,17 @@ def ident_for(base: str, sub: str = "") -> str:
 
 def names(node: Node) -> set[str]:
     """The variables in `node`."""
-    found: set[str] = set()
+    return {name.ident for name in name_nodes(node)}
+
+
+def name_nodes(node: Node) -> list[Name]:
+    """Each variable in `node`, as written (once per ident)."""
+    found: dict[str, Name] = {}
     stack: list[Node] = [node]
     while stack:
         item = stack.pop()
         if isinstance(item, Name):
-            found.add(item.ident)
+            found.setdefault(item.ident, item)
         elif isinstance(item, Neg | Scaled):
             stack.append(item.operand)
         elif isinstance(item, Bin):
@@ -108,7 +113,7 @@ def names(node: Node) -> set[str]:
             stack += [item.base, item.exponent]
         elif isinstance(item, Call):
             stack += list(item.args)
-    return found
+    return list(found.values())
 
 
 def written_number(node: Node) -> tuple[Fraction, Fraction] | None:

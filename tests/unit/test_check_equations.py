@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studykit.checking.equations import Context, check_says, check_span, check_text
+from studykit.checking.context import Context
+from studykit.checking.equations import check_says, check_span, check_text
 from studykit.checking.findings import Report
 from studykit.expressions.statements import statements
 from studykit.expressions.texlex import TexError, tokenize

@@ -46,8 +46,8 @@ from studykit.core.jsontypes import JsonObject
 if TYPE_CHECKING:
     from studykit.content.model import Deck, Note, Strict
 
-FORMAT = 3
-"""Bump when the layout below changes (3: decks have the sibling-burying options)."""
+FORMAT = 4
+"""Bump when the layout below changes (4: notes and decks have `definitions`, entries `band`)."""
 MAX_CACHE_BYTES = 128 * 1024 * 1024
 """A larger library is not cached (and a larger file is not read): it loads from YAML."""
 SETTLE_NS = 2_000_000_000
@@ -66,6 +66,7 @@ _MODEL_NAMES = frozenset(
         "ParamSpec",
         "Example",
         "Agreement",
+        "Definition",
     }
 )
 """The classes of studykit.content.model the cache holds (a name outside these is a miss)."""

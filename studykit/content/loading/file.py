@@ -145,6 +145,9 @@ def _items(node: Node, key: str) -> list[Node]:
 
 def _set_origins(model: Note | Deck, root: Node, rel: str) -> None:
     _set_origin(model, _node_origin(rel, root))
+    for definition, node in zip(model.definitions, _items(root, "definitions"), strict=False):
+        _set_origin(definition, _node_origin(rel, node))
+        _set_text_origins(definition, node)
     if isinstance(model, Deck):
         for card, card_node in zip(model.cards, _items(root, "cards"), strict=False):
             _set_origin(card, _node_origin(rel, card_node))

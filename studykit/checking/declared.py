@@ -1,0 +1,54 @@
+"""Declared definitions: a note's and a deck's `definitions:`, shared by every text they hold.
+
+A note's sections and its decks' cards all start from the note's declarations (and a deck's
+cards also from the deck's), so `$k^* = 91$` on a card back is checked against the note's
+`k^* = \\lceil … \\rceil` instead of defining k* itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from studykit.checking.context import Context, declare
+from studykit.checking.findings import Problem, Report
+from studykit.checking.scope import shown_path
+from studykit.content.model import Definition
+
+
+def declared_context(
+    definitions: Iterable[Definition], base: Context | None = None
+) -> tuple[Context, list[tuple[Definition, str]]]:
+    """`base` (or nothing) with `definitions` declared; the ones that are not declarations."""
+    context = base.copy() if base is not None else Context()
+    wrong: list[tuple[Definition, str]] = []
+    for definition in definitions:
+        why = declare(definition.says, context)
+        if why is not None:
+            wrong.append((definition, why))
+    return context, wrong
+
+
+def report_declarations(
+    root: Path,
+    definitions: Iterable[Definition],
+    wrong: list[tuple[Definition, str]],
+    report: Report,
+) -> None:
+    """Each declaration a checked item at its line; one that is not a declaration a problem."""
+    why = {id(definition): message for definition, message in wrong}
+    for definition in definitions:
+        origin = definition.origin
+        rel, line = (origin.path, origin.line) if origin is not None else ("", 0)
+        with report.checking(rel, line, f"definition:{line}"):
+            if id(definition) in why:
+                report.problems.append(
+                    Problem(
+                        path=shown_path(root, rel) if origin is not None else str(root),
+                        line=line,
+                        column=origin.column if origin is not None else 0,
+                        kind="equation",
+                        subject="definition",
+                        message=f"{why[id(definition)]}; write `symbol = expression`, once",
+                    )
+                )
