@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -177,6 +178,36 @@ def collection(tmp_path: Path) -> Iterator[Collection]:
     col = Collection(str(tmp_path / "anki" / "c.anki2"))
     yield col
     col.close()
+
+
+@pytest.fixture(scope="session")
+def bundled_records(
+    pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Path | None:
+    """The recorded runs of the bundled content's measured entries, made once for the whole
+    suite: every worker shares pytest's cache folder, so the first makes the runs (a real
+    plain check) and the others wait on its lock, then read them. None without torch."""
+    from studykit.checking.findings import Report
+    from studykit.checking.measured import check_measured
+    from studykit.checking.recorded import FILE
+    from studykit.checking.scope import Scope
+    from studykit.content.loading import load_library
+
+    cache = getattr(pytestconfig, "cache", None)
+    folder = cache.mkdir("studykit-records") if cache else tmp_path_factory.mktemp("records")
+    root = bundled_root()
+    check_measured(load_library(root), Scope(root, None), Report(), run=False, recorded=folder)
+    records: Path = folder / FILE
+    return records if records.is_file() else None
+
+
+def seed_records(records: Path | None, data_dir: Path) -> Path:
+    """`data_dir` with `records` in its cache folder, so that a plain check there of the
+    bundled content (or a copy) makes no run; `data_dir` itself is returned."""
+    if records is not None:
+        (data_dir / "cache").mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(records, data_dir / "cache" / records.name)
+    return data_dir
 
 
 @pytest.fixture(scope="session")

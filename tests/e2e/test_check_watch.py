@@ -21,6 +21,7 @@ from studykit.checking.findings import Problem, Report
 from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines, watch_check
 from studykit.cli import cli
 from studykit.core.config import bundled_root
+from tests.conftest import seed_records
 
 REPO = Path(__file__).resolve().parents[2]
 DECK = Path("decks") / "ai-ml" / "rnn-limitations.yaml"
@@ -33,11 +34,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a chi
 class Child:
     """A `studykit check --watch` child whose stdout lines are read as they come."""
 
-    def __init__(self, root: Path, tmp_path: Path) -> None:
+    def __init__(self, root: Path, tmp_path: Path, records: Path | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
-        env["STUDYKIT_DATA_DIR"] = str(tmp_path / "data")
+        env["STUDYKIT_DATA_DIR"] = str(seed_records(records, tmp_path / "data"))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "studykit", "check", "--watch", "."],
             cwd=root,
@@ -93,7 +94,9 @@ def is_summary(line: str) -> bool:
     return " claims, " in line and " cards checked, " in line
 
 
-def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_path: Path) -> None:
+def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(
+    tmp_path: Path, bundled_records: Path | None
+) -> None:
     root = tmp_path / "root"
     for folder in ("content", "decks"):
         shutil.copytree(bundled_root() / folder, root / folder)
@@ -105,7 +108,7 @@ def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_pat
         [*lines[:where], lines[where].replace("back:", "bakc:", 1), *lines[where + 1 :]]
     )
 
-    child = Child(root, tmp_path)
+    child = Child(root, tmp_path, bundled_records)
     try:
         first = child.until(lambda line: line.startswith("watching "), STARTUP_S)
         assert any(is_summary(line) and line.endswith(" 0 problems") for line in first), first

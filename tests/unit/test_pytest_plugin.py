@@ -21,6 +21,7 @@ import pytest
 
 from studykit.checking import run_check
 from studykit.experiments.installed import torch_installed
+from tests.conftest import seed_records
 
 pytest_plugins = ["pytester"]
 
@@ -64,6 +65,18 @@ def plant(root: Path, rel: str, written: str, planted: str) -> int:
     return text[: text.index(written)].count("\n") + 1
 
 
+@pytest.fixture
+def recorded(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, bundled_records: Path | None
+) -> None:
+    """The inner runs' data dir holds the suite's recorded runs of the bundled content (pytest
+    gives them a HOME of their own, so they would otherwise make every run again)."""
+    monkeypatch.setenv(
+        "STUDYKIT_DATA_DIR", str(seed_records(bundled_records, pytester.path / "data"))
+    )
+
+
+@pytest.mark.usefixtures("recorded")
 def test_the_bundled_content_passes_as_pytest_items(pytester: pytest.Pytester) -> None:
     """The project's own check of its bundled content runs through the plugin."""
     # An empty ini of its own: the project's (asyncio settings, `-ra`) is not this run's.
@@ -90,6 +103,7 @@ def author_repository(pytester: pytest.Pytester, source: Path = ROOT) -> Path:
     return pytester.path
 
 
+@pytest.mark.usefixtures("recorded")
 def test_planted_mistakes_fail_their_items_with_what_check_prints(
     pytester: pytest.Pytester,
 ) -> None:
