@@ -86,9 +86,6 @@ class _Days:
         for day in due[due < horizon].tolist():
             self.load[max(0, int(day))] += 1
 
-    def _count(self, day: int) -> int:
-        return self.load[day] if day < len(self.load) else 0
-
     def schedule(self, today: int, intervals: np.ndarray) -> np.ndarray:
         """Due days of cards answered `today`; one by one when balancing, each seeing the last."""
         if not self.balance:
@@ -99,9 +96,11 @@ class _Days:
             bounds = fuzz_range(days, 36500) if days <= MAX_BALANCED_DAYS else None
             if bounds is not None:
                 lower, upper = bounds
-                ahead = range(today + lower, today + upper + 1)
-                counts = [self._count(day) for day in ahead]
-                shares = [self.easy_days[(self.weekday + day) % 7] for day in ahead]
+                first, last = today + lower, today + upper + 1
+                counts = self.load[first:last]
+                counts += [0] * (last - first - len(counts))  # days past the horizon: none due
+                week = self.easy_days
+                shares = [week[(self.weekday + day) % 7] for day in range(first, last)]
                 days = pick_day(lower, days, counts, shares, even=self.even)
             out[i] = today + days
             if today + days < len(self.load):

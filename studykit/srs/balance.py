@@ -64,11 +64,12 @@ def pick_day(
     interval before fuzz), then the earlier one. With `even` False (the load balancer
     off), only Easy Days decide: the open day nearest `days`.
     """
+    span = range(len(counts))
+    if all(share == 1 for share in shares):  # a normal week (the default): no day is closed
+        loads = counts if even else [0] * len(counts)
+        return lower + min(zip(loads, [abs(lower + k - days) for k in span], span))[2]
     closed = [weight < 1 for weight in easy_day_weights(shares, counts)]
-    best = min(
-        range(len(counts)),
-        key=lambda k: (closed[k], counts[k] if even else 0, abs(lower + k - days), k),
-    )
+    best = min(span, key=lambda k: (closed[k], counts[k] if even else 0, abs(lower + k - days), k))
     return lower + best
 
 
