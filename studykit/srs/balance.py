@@ -67,7 +67,8 @@ def pick_day(
     span = range(len(counts))
     if all(share == 1 for share in shares):  # a normal week (the default): no day is closed
         loads = counts if even else [0] * len(counts)
-        return lower + min(zip(loads, [abs(lower + k - days) for k in span], span))[2]
+        distances = [abs(lower + k - days) for k in span]
+        return lower + min(zip(loads, distances, span, strict=True))[2]
     closed = [weight < 1 for weight in easy_day_weights(shares, counts)]
     best = min(span, key=lambda k: (closed[k], counts[k] if even else 0, abs(lower + k - days), k))
     return lower + best
