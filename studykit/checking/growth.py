@@ -18,6 +18,8 @@ from studykit.expressions.timelimit import with_time_limit
 
 # Seconds sympy may take over one comparison of two growths.
 ORDER_TIME_LIMIT_S: Final = 2.0
+# How far a measured exponent (a slope between two sizes) may sit from the order's.
+GROWTH_SLACK: Final = 0.1
 
 
 def check_order_claim(claim: Claim) -> Finding | None:
@@ -48,4 +50,42 @@ def growth_difference(cost: str, order: str) -> str | None:
         return None
 
     result: str | None = with_time_limit(ORDER_TIME_LIMIT_S, compare, what=f"O({order})")
+    return result
+
+
+def check_measured_growth(claim: Claim, exponent: float) -> Finding | None:
+    """None when `exponent` (measured) is the claim order's exponent in its variable."""
+    assert claim.order is not None and claim.growth is not None
+    expected = order_exponent(claim.order, claim.growth.variable)
+    if expected is None:
+        return Finding(
+            f"O({claim.order}) does not grow as a power of `{claim.growth.variable}`, so a "
+            "measured exponent cannot back it"
+        )
+    if abs(exponent - expected) <= GROWTH_SLACK:
+        return None
+    return Finding(
+        f"`{claim.growth.measured}` measured growth exponent {exponent:.3g} in "
+        f"`{claim.growth.variable}`, but O({claim.order}) grows as "
+        f"{claim.growth.variable}^{expected:g} (±{GROWTH_SLACK:g})",
+        expected=f"{expected:g}",
+        computed=f"{exponent:.6g}",
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def order_exponent(order: str, variable: str) -> float | None:
+    """The power of `variable` that `order` grows as (others held fixed), or None."""
+    sp = sympy_module()
+    growth = parse(order, free_symbols=True).exact()
+
+    def exponent() -> float | None:
+        positive = {s: sp.Symbol(s.name, positive=True) for s in growth.free_symbols}
+        chosen = next((p for s, p in positive.items() if s.name == variable), None)
+        if chosen is None:
+            return 0.0
+        limit = sp.limit(sp.log(growth.subs(positive)) / sp.log(chosen), chosen, sp.oo)
+        return float(limit) if limit.is_finite else None
+
+    result: float | None = with_time_limit(ORDER_TIME_LIMIT_S, exponent, what=f"O({order})")
     return result

@@ -157,7 +157,7 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         for section in note.sections:
             check_section_body(recorder, section, note, orders, declared)
             for claim in section.claims:
-                _check_claim(root, claim, recorder, report, orders)
+                _check_claim(root, claim, recorder, report, orders, note)
         for section in note.sections:
             if section.experiment is not None:
                 with report.checking(*_where(section.origin), f"experiment:{section.id}"):
@@ -177,17 +177,39 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
 
 
 def _check_claim(
-    root: Path, claim: Claim, recorder: Recorder, report: Report, orders: Mapping[str, str]
+    root: Path,
+    claim: Claim,
+    recorder: Recorder,
+    report: Report,
+    orders: Mapping[str, str],
+    note: Note,
 ) -> None:
     """The claim (an item), then the equations of its `says` (items of their own)."""
     with report.checking(*_where(claim.origin), f"claim:{claim.id}"):
         _warn_scripts(root, claim.origin, "claim", claim.id, (claim.expr, claim.equals), report)
         report.claims += 1
         finding = check_claim(claim)
+        if finding is None and claim.growth is not None:
+            finding = _measured_growth(claim, note)
         if finding is not None:
             report.problems.append(_problem(root, claim.origin, "claim", claim.id, finding))
     if finding is None:
         check_claim_says(recorder, claim, orders)
+
+
+def _measured_growth(claim: Claim, note: Note) -> Finding | None:
+    """The claim's order against the growth exponent its named measured entry holds."""
+    from studykit.checking.growth import check_measured_growth
+
+    assert claim.growth is not None
+    entries = {entry.id: entry for section in note.sections for entry in section.measured}
+    entry = entries.get(claim.growth.measured)
+    if entry is None:
+        known = ", ".join(entries) or "none"
+        return Finding(
+            f"`growth` names no measured entry `{claim.growth.measured}`; known: {known}"
+        )
+    return check_measured_growth(claim, entry.value)
 
 
 def _check_card(root: Path, card: Card, note: Note | None, report: Report) -> None:

@@ -98,6 +98,13 @@ class ExperimentRef(Strict):
         return self
 
 
+class Growth(Strict):
+    """A measured scaling exponent behind a complexity claim: how a measured size grew."""
+
+    measured: Ident = Field(description="Id of the note's `measured:` entry holding the exponent.")
+    variable: NonEmpty = Field(description="The variable it grows in, e.g. `T`.")
+
+
 class Claim(Strict):
     """A number or identity the text states, verified by `studykit check`."""
 
@@ -118,11 +125,17 @@ class Claim(Strict):
         default=None,
         description="The growth `expr` (a cost formula) has, as `O(order)` in the text says.",
     )
+    growth: Growth | None = Field(
+        default=None,
+        description="A measured scaling exponent the `order` must match (within ±0.1).",
+    )
 
     @model_validator(mode="after")
     def _one_expectation(self) -> Self:
         identity = "==" in self.expr
         given = (self.approx is not None) + (self.equals is not None)
+        if self.growth is not None and self.order is None:
+            raise ValueError("`growth` backs a complexity claim: give the claim an `order`")
         if self.order is not None:
             if identity or given or self.rel_tol is not None or self.abs_tol is not None:
                 raise ValueError(

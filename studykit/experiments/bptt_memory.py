@@ -162,6 +162,14 @@ def _attention(
     return out
 
 
+def _exponent(sizes: list[int], lengths: list[int]) -> float:
+    """How `sizes` grows with T between the last two lengths: 1 linear, 2 quadratic (0 when
+    there is only one length)."""
+    if len(lengths) < 2 or sizes[-2] <= 0 or sizes[-1] <= 0:
+        return 0.0
+    return math.log(sizes[-1] / sizes[-2]) / math.log(lengths[-1] / lengths[-2])
+
+
 def run(params: Params, ctx: RunContext) -> Outcome:
     """Measure saved bytes at T/8, T/4, T/2 and T for the three set-ups."""
     import torch
@@ -177,6 +185,7 @@ def run(params: Params, ctx: RunContext) -> Outcome:
     plain, ckpt, attn = [], [], []
     rnn_saves: list[Saved] = []
     attn_at_top = Saved()
+    squares: list[int] = []  # bytes of the T×T softmax weights autograd saved, per length
     for i, t in enumerate(lengths):
         ctx.step(i / len(lengths), f"T = {t}")
         chunk = int(params["chunk"]) or math.ceil(math.sqrt(t))
@@ -189,12 +198,13 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         build = partial(_attention, xa, proj, heads, ctx.check)
         attn_at_top = saved(build, [xa, *weights], square=t)
         attn.append(attn_at_top.bytes)
+        squares.append(attn_at_top.square_bytes)
         rows.append((str(t), str(chunk), _mib(plain[-1]), _mib(ckpt[-1]), _mib(attn[-1])))
     # One chunk's activations are rebuilt during backward: the peak on top of the boundaries.
     chunk = int(params["chunk"]) or math.ceil(math.sqrt(top))
     x = torch.randn(min(chunk, top), b, d, device=ctx.device, requires_grad=True)
     recompute = saved_bytes(lambda: _rnn(cell, x, None, ctx.check), [x, *cell.parameters()])
-    growth = math.log(attn[-1] / attn[-2]) / math.log(lengths[-1] / lengths[-2])
+    growth = _exponent(attn, lengths)
     rnn_at_top = rnn_saves[-1]
     per_step = _bytes_per_step(rnn_saves[-2:], lengths[-2:], x.element_size())
     scores = b * top * top * 4
@@ -220,6 +230,16 @@ def run(params: Params, ctx: RunContext) -> Outcome:
         ),
         Answer("attention_mib", f"explicit attention saved at T = {top}", attn[-1] / 2**20, "MiB"),
         Answer("attention_growth", "attention growth exponent between the last two T", growth),
+        Answer(
+            "rnn_growth",
+            "RNN: growth exponent of the saved states between the last two T",
+            _exponent(plain, lengths),
+        ),
+        Answer(
+            "weights_growth",
+            "growth exponent of the saved T×T softmax weights between the last two T",
+            _exponent(squares, lengths),
+        ),
         Answer("scores_mib", f"one B×T×T float32 score matrix (B = {b})", scores / 2**20, "MiB"),
         Answer(
             "weights_mib",

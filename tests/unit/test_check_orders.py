@@ -122,3 +122,54 @@ def test_citing_a_complexity_claim_says_to_write_its_order_instead(tmp_path: Pat
         "write `$O(…)$` with its order (T*d) in the maths" in message
         for message in messages
     ), messages
+
+
+@pytest.mark.parametrize(
+    ("order", "variable", "exponent"),
+    [("T**2", "T", 2.0), ("sqrt(T)*d", "T", 0.5), ("sqrt(T)*d", "d", 1.0), ("T*d", "B", 0.0)],
+)
+def test_an_orders_exponent_in_one_variable(order: str, variable: str, exponent: float) -> None:
+    from studykit.checking.growth import order_exponent
+
+    assert order_exponent(order, variable) == pytest.approx(exponent)
+
+
+# A claim's order against the measured growth exponent it names (issue 25, item 2).
+GROWTH_PLANTS = [
+    # O(T·d) backed by the softmax weights' exponent 2: linear is not quadratic.
+    ("growth: {measured: bptt-rnn-growth,", "growth: {measured: bptt-weights-growth,", "2"),
+    # O(T²) backed by the states' exponent ~1.
+    ("growth: {measured: bptt-weights-growth,", "growth: {measured: bptt-rnn-growth,", "0.997"),
+    ("growth: {measured: bptt-rnn-growth,", "growth: {measured: bptt-rnn-grow,", "known: "),
+]
+
+
+@pytest.mark.parametrize(("written", "planted", "said"), GROWTH_PLANTS)
+def test_a_complexity_claim_against_a_measured_exponent_fails_at_its_line(
+    tmp_path: Path, written: str, planted: str, said: str
+) -> None:
+    root = copied(tmp_path)
+    path = root / NOTE
+    text = path.read_text(encoding="utf-8")
+    assert text.count(written) == 1, written
+    at = text.index(written)
+    line = text[: text.rindex("- id: ", 0, at)].count("\n") + 1  # the claim's `- id:` line
+    path.write_text(text.replace(written, planted), encoding="utf-8")
+    problems = run_check([path], root).problems
+    assert [(Path(p.path).name, p.line) for p in problems] == [(path.name, line)], [
+        str(p) for p in problems
+    ]
+    assert said in problems[0].message
+
+
+def test_growth_belongs_to_a_complexity_claim() -> None:
+    with pytest.raises(ValidationError, match="give the claim an `order`"):
+        Claim.model_validate(
+            {
+                "id": "c",
+                "says": "x",
+                "expr": "1",
+                "equals": "1",
+                "growth": {"measured": "m", "variable": "T"},
+            }
+        )

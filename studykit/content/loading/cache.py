@@ -67,6 +67,7 @@ _MODEL_NAMES = frozenset(
         "Example",
         "Agreement",
         "Definition",
+        "Growth",
     }
 )
 """The classes of studykit.content.model the cache holds (a name outside these is a miss)."""
