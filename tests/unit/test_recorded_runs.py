@@ -16,41 +16,9 @@ from studykit.checking.recorded import FILE
 from studykit.content.loading import load_library
 from studykit.experiments.fingerprint import module_digest
 from studykit.experiments.installed import torch_installed
+from tests.unit.test_citations import NOTE, write_root
 
 needs_torch = pytest.mark.skipif(not torch_installed(), reason="runs need the torch extra")
-
-NOTE = """id: demo-note
-title: Demo
-sections:
-  - id: decay
-    title: Decay
-    body: Gradient {measured:k-095} steps mein girta hai; ek run {measured:run-ms} chala.
-    measured:
-      - id: k-095
-        experiment: effective-context
-        params: {gamma: 0.95}
-        answer: k
-        value: 90
-        tolerance: {abs: 0}
-        machine: test machine
-        torch: 2.13.0
-      - id: run-ms
-        experiment: effective-context
-        params: {gamma: 0.95}
-        answer: k
-        value: 12.5
-        unit: ms
-        deterministic: false
-        band: [1, 100]
-        machine: test machine
-        torch: 2.13.0
-"""
-
-
-def write_root(root: Path, note: str = NOTE) -> Path:
-    (root / "content").mkdir(parents=True)
-    (root / "content" / "note.yaml").write_text(note, encoding="utf-8")
-    return root
 
 
 def check(root: Path, data: Path, *args: str) -> subprocess.CompletedProcess[str]:
