@@ -68,8 +68,10 @@ def check(
     in) and claims' `says` is parsed: numeric sides are checked (`=` exactly, `\\approx` to
     half a unit in the last written digit, a range `\\in (a, b]` at both ends), sides with
     variables as identities at sample points; `$T = 512$` defines T for the equations after
-    it in the same text. What cannot be read is skipped with a reason (`--verbose` lists
-    them).
+    it in the same text, unless the note or deck declares T (`definitions:`): then it is
+    checked against the declaration. A complexity claim's `growth` names a measured
+    exponent its order must match. What cannot be read is skipped with a reason
+    (`--verbose` lists them).
 
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, E equations (V verified, S skipped, W wrong),
