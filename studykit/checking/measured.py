@@ -97,13 +97,17 @@ def check_measured(
                 report.problems.append(_problem(library, entry, wrong))
             else:
                 entries.append(entry)
-    if not (run or recorded is not None) or not entries or not torch_installed():
+    if not (run or recorded is not None) or not entries:
+        return
+    compared = [entry for entry in entries if run or entry.deterministic]
+    if not torch_installed():
+        said = f"{len(compared)} measured entries not compared (PyTorch is not installed)"
+        _add_note(report, said)
         return
     if runs is None:
         from studykit.experiments.runner import run_experiment
 
         runs = Runs(run_experiment)
-    compared = [entry for entry in entries if run or entry.deterministic]
     answers, made, reused = _answers(compared, runs, recorded, report, fresh=run)
     for entry in compared:
         with _checking(report, entry):
@@ -212,6 +216,11 @@ def _summarise(
         waiting = len(entries) - len(compared)
         if waiting:
             said += f"; {waiting} banded ones compared only with --run-experiments"
+    _add_note(report, said)
+
+
+def _add_note(report: Report, said: str) -> None:
+    """Add `said` to the `experiments:` line of the report."""
     summary = report.experiments or ExperimentSummary()
     note = f"{summary.note}; {said}" if summary.note else said
     report.experiments = dataclasses.replace(summary, note=note)

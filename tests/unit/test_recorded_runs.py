@@ -150,3 +150,25 @@ def test_the_code_digest_follows_imports_and_only_them(
     assert changed != before
     (package / "exp.py").write_text("def run():\n    from pkgx.helper import step\n    return 2\n")
     assert digest() != changed
+
+
+def test_without_torch_plain_check_says_the_entries_were_not_compared(tmp_path: Path) -> None:
+    root, data = write_root(tmp_path / "root"), tmp_path / "data"
+    without_torch = (
+        "import sys\n"
+        "sys.modules['torch'] = None\n"  # find_spec then fails: as if the extra were missing
+        "from studykit.cli import main\n"
+        "main(sys.argv[1:])"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
+    result = subprocess.run(
+        [sys.executable, "-c", without_torch, "--data-dir", str(data), "check", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 measured entries not compared (PyTorch is not installed)" in experiments_line(result)
+    assert not (data / "cache" / FILE).exists()
