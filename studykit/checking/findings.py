@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal
 
 from studykit.core.jsontypes import JsonObject
@@ -148,6 +148,12 @@ class Report:
         yield item
         item.problems += self.problems[problems:]
         item.warnings += self.warnings[warnings:]
+
+    def note_experiments(self, said: str) -> None:
+        """Add `said` to the `experiments:` line."""
+        summary = self.experiments or ExperimentSummary()
+        note = f"{summary.note}; {said}" if summary.note else said
+        self.experiments = replace(summary, note=note)
 
     def count_evidence(self, kinds: tuple[str, ...]) -> None:
         """Count one computed card's kinds of evidence (none, one or several)."""

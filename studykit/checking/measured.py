@@ -8,13 +8,12 @@ success share) must land in its `band`, and is re-run only by `--run-experiments
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from studykit.checking.findings import Checked, ExperimentSummary, Problem, Report
+from studykit.checking.findings import Checked, Problem, Report
 from studykit.checking.recorded import Answers, RecordedRuns
 from studykit.checking.runs import Run, Runs
 from studykit.checking.scope import Scope, shown_path
@@ -102,7 +101,7 @@ def check_measured(
     compared = [entry for entry in entries if run or entry.deterministic]
     if not torch_installed():
         said = f"{len(compared)} measured entries not compared (PyTorch is not installed)"
-        _add_note(report, said)
+        report.note_experiments(said)
         return
     if runs is None:
         from studykit.experiments.runner import run_experiment
@@ -216,14 +215,7 @@ def _summarise(
         waiting = len(entries) - len(compared)
         if waiting:
             said += f"; {waiting} banded ones compared only with --run-experiments"
-    _add_note(report, said)
-
-
-def _add_note(report: Report, said: str) -> None:
-    """Add `said` to the `experiments:` line of the report."""
-    summary = report.experiments or ExperimentSummary()
-    note = f"{summary.note}; {said}" if summary.note else said
-    report.experiments = dataclasses.replace(summary, note=note)
+    report.note_experiments(said)
 
 
 def _checking(report: Report, entry: Measurement) -> AbstractContextManager[Checked]:

@@ -13,12 +13,12 @@ import fcntl
 import hashlib
 import json
 import math
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
 from studykit.checking.runs import Run
+from studykit.core.files import FileRefused, read_regular, replace_atomically
 
 FILE: Final = "measured-runs.json"
 FORMAT: Final = 1
@@ -51,20 +51,18 @@ class RecordedRuns:
     def read(self) -> None:
         """Load the file (a missing one is empty; an unreadable one is noted in `damaged`)."""
         self.records, self.damaged = {}, None
-        try:
-            if self.path.stat().st_size > MAX_BYTES:
-                self.damaged = f"{self.path} is over {MAX_BYTES // 2**20} MiB"
-                return
-            document = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        if not self.path.exists():
             return
-        except (OSError, ValueError) as error:
+        try:
+            document = json.loads(read_regular(self.path, MAX_BYTES))
+        except FileRefused as error:
+            self.damaged = f"{self.path}: {error}"
+            return
+        except ValueError as error:
             self.damaged = f"{self.path} could not be read ({error})"
             return
-        if not isinstance(document, dict) or document.get("format") != FORMAT:
-            self.damaged = f"{self.path} is not a format {FORMAT} record of runs"
-            return
-        records = document.get("runs")
+        fits = isinstance(document, dict) and document.get("format") == FORMAT
+        records = document.get("runs") if fits else None
         if not isinstance(records, dict):
             self.damaged = f"{self.path} is not a format {FORMAT} record of runs"
             return
@@ -88,15 +86,9 @@ class RecordedRuns:
     def write(self) -> str | None:
         """Write the records back (atomically); why it failed, or None."""
         kept = dict(list(self.records.items())[-MAX_RECORDS:])
-        text = json.dumps({"format": FORMAT, "runs": kept}, indent=0, sort_keys=False)
-        temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary.write_text(text, encoding="utf-8")
-            os.replace(temporary, self.path)
+            replace_atomically(self.path, json.dumps({"format": FORMAT, "runs": kept}, indent=0))
         except OSError as error:
-            with contextlib.suppress(OSError):
-                temporary.unlink()
             return f"the runs could not be recorded in {self.path}: {error}"
         return None
 

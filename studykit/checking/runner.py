@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -260,10 +259,8 @@ def check_scope(
         runs.make([*planned_runs(library, scope), *measured_runs(library, scope)])
         check_experiments(library, scope, report, runs=runs)
     check_measured(library, scope, report, run=run_experiments, runs=runs, recorded=recorded)
-    if runs.made and report.experiments is not None:
-        took = f"{len(runs.made)} runs made in {runs.seconds:.1f} s"
-        note = f"{report.experiments.note}; {took}" if report.experiments.note else took
-        report.experiments = dataclasses.replace(report.experiments, note=note)
+    if runs.made:
+        report.note_experiments(f"{len(runs.made)} runs made in {runs.seconds:.1f} s")
 
 
 def run_check(
