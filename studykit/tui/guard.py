@@ -8,7 +8,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual import events
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
 ERROR_LOG = "errors.log"
@@ -58,6 +60,8 @@ class GuardedHandlers(_Pump):
     """
 
     async def _dispatch_message(self, message: Message) -> None:
+        if isinstance(message, events.Mount) and self._quit_before_composed():
+            return  # nothing to set up on a screen that will never show
         try:
             await super()._dispatch_message(message)
         except Exception as error:
@@ -65,6 +69,11 @@ class GuardedHandlers(_Pump):
             if carry_on is None:  # not in a studykit app: Textual's own policy
                 raise
             carry_on(error)
+
+    def _quit_before_composed(self) -> bool:
+        """A screen the app quit under before it composed: Textual mounts it without its
+        widgets, and its mount handlers would fail on them."""
+        return isinstance(self, Screen) and self.app._exit and not self.children
 
 
 def log_error(data_dir: Path, error: BaseException) -> Path | None:

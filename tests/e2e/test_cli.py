@@ -297,8 +297,9 @@ def test_the_first_screen_from_the_library_cache_imports_no_pydantic(tmp_path: P
                 while time.monotonic() < deadline:
                     await pilot.pause(0.01)
                     screen = app.screen
-                    home = isinstance(screen, HomeScreen)
-                    if home and str(screen.query_one("#deck-info").content):
+                    # Home is the screen as soon as it is pushed, before it has composed.
+                    info = screen.query("#deck-info") if isinstance(screen, HomeScreen) else []
+                    if info and str(info.first().content):
                         break  # home is up, a deck highlighted and its line drawn
                 for _ in range(3):  # decks with a description: home shows it
                     await pilot.press("down")

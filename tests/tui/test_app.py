@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.screen import Screen
 from textual.widgets import Button, Markdown, OptionList, Static
 
 from studykit.content.loading import Library, load_library
@@ -562,3 +564,19 @@ async def test_export_says_what_it_wrote_and_what_a_damaged_ledger_lost(
         await settle(pilot, lambda: any("ledger damaged" in n for n in notifications(app)))
         (said,) = [n for n in notifications(app) if "ledger damaged" in n]
         assert "Export ledger damaged (alpha), now rebuilt: note times were lost" in said
+
+
+@pytest.mark.parametrize(("start", "first"), [("home", HomeScreen), ("stats", StatsScreen)])
+async def test_quitting_before_the_first_screen_is_built_ends_cleanly(
+    tmp_settings: Settings, start: str, first: type[Screen[None]]
+) -> None:
+    """A quit the moment the first screen is pushed (a key pressed at start): Textual mounts
+    it without its widgets; its mount must not fail on them (a dialog on the way out, a log)."""
+    app = make_app(tmp_settings, start=start)  # the session opens in a worker, then the screen
+    async with app.run_test(size=SIZE):
+        while not isinstance(app.screen, first):
+            await asyncio.sleep(0)  # not pilot.pause(): that would let home compose
+        assert not app.screen.children
+        app.exit()
+    assert app.carried_on == 0
+    assert not (tmp_settings.data_dir / "errors.log").exists()
