@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from studykit.export.html import inline_html, markdown_html, one_paragraph, render_markdown
@@ -164,6 +164,7 @@ def test_plain_text_shortcut_matches_markdown(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
+@example("[](')")  # cmark writes the address `&#x27;`, markdown-it `'`
 @given(
     st.text(alphabet="ab *_`#->[]()!\\&;:/.\n12 \t=~+\"'jvsciptmh0xé\ue010\u00a0{}$%", max_size=60)
 )
