@@ -13,17 +13,33 @@ from pathlib import Path
 from studykit.checking.context import Context, declare
 from studykit.checking.findings import Problem, Report
 from studykit.checking.scope import shown_path
-from studykit.content.model import Definition
+from studykit.content.citations import number_tex
+from studykit.content.model import Definition, Fact
+
+Declaration = Definition | Fact
+
+
+def says(declaration: Declaration) -> str | None:
+    """The `symbol = value` a definition, or a fact with a `symbol`, declares."""
+    if isinstance(declaration, Definition):
+        return declaration.says
+    if declaration.symbol is None:
+        return None
+    return f"{declaration.symbol} = {number_tex(declaration.value, None)}"
 
 
 def declared_context(
-    definitions: Iterable[Definition], base: Context | None = None
-) -> tuple[Context, list[tuple[Definition, str]]]:
-    """`base` (or nothing) with `definitions` declared; the ones that are not declarations."""
+    definitions: Iterable[Declaration], base: Context | None = None
+) -> tuple[Context, list[tuple[Declaration, str]]]:
+    """`base` (or nothing) with `definitions` (and facts' symbols) declared; the ones that are
+    not declarations."""
     context = base.copy() if base is not None else Context()
-    wrong: list[tuple[Definition, str]] = []
+    wrong: list[tuple[Declaration, str]] = []
     for definition in definitions:
-        why = declare(definition.says, context)
+        declared = says(definition)
+        if declared is None:
+            continue
+        why = declare(declared, context)
         if why is not None:
             wrong.append((definition, why))
     return context, wrong
@@ -31,13 +47,15 @@ def declared_context(
 
 def report_declarations(
     root: Path,
-    definitions: Iterable[Definition],
-    wrong: list[tuple[Definition, str]],
+    definitions: Iterable[Declaration],
+    wrong: list[tuple[Declaration, str]],
     report: Report,
 ) -> None:
     """Each declaration a checked item at its line; one that is not a declaration a problem."""
     why = {id(definition): message for definition, message in wrong}
     for definition in definitions:
+        if says(definition) is None:
+            continue
         origin = definition.origin
         rel, line = (origin.path, origin.line) if origin is not None else ("", 0)
         with report.checking(rel, line, f"definition:{line}"):

@@ -12,7 +12,7 @@ from studykit.core.terminal import one_line
 
 # The kinds of evidence a computed card can give beside its answer, in the order reported.
 EVIDENCE_KINDS: Final = ("examples", "agrees_with", "defines", "experiment")
-ProblemKind = Literal["load", "claim", "card", "experiment", "equation"]
+ProblemKind = Literal["load", "claim", "card", "experiment", "equation", "number"]
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,8 @@ class Report:
     evidence: dict[str, int] = field(default_factory=dict)  # kind -> cards that give it
     experiment_only: int = 0  # cards whose one evidence needs `--run-experiments`
     warnings: list[Problem] = field(default_factory=list)  # shown; the exit status ignores them
+    number_texts: int = 0  # texts searched for bare numbers
+    numbers_unchecked: list[str] = field(default_factory=list)  # decks with no note for facts
     items: list[Checked] = field(default_factory=list)  # each thing checked, with its problems
     _named: dict[tuple[str, str], Checked] = field(default_factory=dict, init=False, repr=False)
 
@@ -180,6 +182,20 @@ class Report:
             )
         return line
 
+    def numbers_line(self) -> str:
+        """`numbers: 212 texts, 0 bare`: numbers written without a fact, claim or maths."""
+        bare = sum(1 for problem in self.problems if problem.kind == "number")
+        line = f"numbers: {self.number_texts} texts, {bare} bare"
+        if self.numbers_unchecked:
+            decks = ", ".join(one_line(name) for name in self.numbers_unchecked[:3])
+            more = len(self.numbers_unchecked) - 3
+            decks += f" and {more} more" if more > 0 else ""
+            line += (
+                f"; not searched: {len(self.numbers_unchecked)} deck(s) with no `note:` to "
+                f"declare their facts in ({decks})"
+            )
+        return line
+
     equations: EquationCounts = field(default_factory=EquationCounts)
     skipped_equations: list[SkippedEquation] = field(default_factory=list)
 
@@ -220,6 +236,11 @@ class Report:
                 "wrong": counts.wrong,
             },
             "skipped_by_category": self.skip_categories(),
+            "numbers": {
+                "texts": self.number_texts,
+                "bare": sum(1 for problem in self.problems if problem.kind == "number"),
+                "unchecked_decks": list(self.numbers_unchecked),
+            },
             "problems": [problem.to_json() for problem in self.problems],
             "warnings": [warning.to_json() for warning in self.warnings],
         }

@@ -14,7 +14,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from studykit.checking.findings import Finding
-from studykit.content.model import Card
+from studykit.content.citations import render_citations
+from studykit.content.model import Card, Note
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -59,9 +60,12 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def numbered_findings(card: Card) -> Iterator[tuple[str, int, Finding]]:
-    """(field, character index, finding) for each one-item numbered list on a card side."""
-    for field, text in (("front", card.front), ("back", card.back or "")):
+def numbered_findings(card: Card, note: Note | None = None) -> Iterator[tuple[str, int, Finding]]:
+    """(field, character index in the rendered side, finding) for each one-item numbered list
+    on a card side, its citations rendered first (`{measured:steps}. …` reads `512. …`); a
+    citation never spans lines, so the index's line is the written one."""
+    for field, written in (("front", card.front), ("back", card.back or "")):
+        text = render_citations(written, note)
         starts = _line_starts(text)
         for line in one_item_lists(text):
             start = starts[line]

@@ -7,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studykit.checking.barenumbers import bare_numbers
 from studykit.checking.cards import check_card
 from studykit.checking.claims import check_claim
-from studykit.checking.declared import declared_context, report_declarations
+from studykit.checking.declared import Declaration, declared_context, report_declarations
 from studykit.checking.evidence import check_evidence, evidence_kinds
 from studykit.checking.findings import Finding, Problem, ProblemKind, Report
 from studykit.checking.links import check_link
@@ -23,8 +24,19 @@ from studykit.checking.prose import (
     check_section_body,
 )
 from studykit.checking.scope import Scope, shown_path
+from studykit.content.citations import render_citations
 from studykit.content.loading import Library, load_library
-from studykit.content.model import COMPUTED_KINDS, Card, Claim, ExperimentRef, Note, Origin
+from studykit.content.model import (
+    COMPUTED_KINDS,
+    Card,
+    Claim,
+    Deck,
+    ExperimentRef,
+    Note,
+    Origin,
+    Section,
+    Strict,
+)
 from studykit.core.errors import StudykitError
 from studykit.expressions.scripts import mixed_scripts, names_in
 
@@ -118,15 +130,39 @@ def _warn_scripts(
         report.warnings.append(_problem(root, origin, kind, subject, Finding(warning)))
 
 
-def _check_numbered(root: Path, card: Card, report: Report) -> None:
+def _at(holder: Strict, field: str, text: str, index: int) -> Origin | None:
+    """Where character `index` of the holder's `field` (whose value is `text`) is written."""
+    origin, text_origin = holder.origin, holder.text_origin(field)
+    if origin is None or text_origin is None:
+        return origin
+    return Origin(origin.path, text_origin.line_at(text, index), text_origin.column)
+
+
+def _check_numbered(root: Path, card: Card, note: Note | None, report: Report) -> None:
     """A card side's line that markdown makes a one-item numbered list, at that line."""
-    for field, index, finding in numbered_findings(card):
-        origin, text_origin = card.origin, card.text_origin(field)
-        if origin is not None and text_origin is not None:
-            text = card.front if field == "front" else card.back or ""
-            line = text_origin.line_at(text, index)
-            origin = Origin(origin.path, line, text_origin.column)
-        report.problems.append(_problem(root, origin, "card", card.id, finding))
+    for field, index, finding in numbered_findings(card, note):
+        text = render_citations(card.front if field == "front" else card.back or "", note)
+        report.problems.append(
+            _problem(root, _at(card, field, text, index), "card", card.id, finding)
+        )
+
+
+def _check_bare_numbers(
+    root: Path, holder: Section | Card, subject: str, labels: tuple[str, ...], report: Report
+) -> None:
+    """Each number a text shows that is not cited, not maths in a relation, not a label."""
+    fields = ("title", "body") if isinstance(holder, Section) else ("front", "back")
+    for field in fields:
+        text = getattr(holder, field) or ""
+        report.number_texts += 1
+        for bare in bare_numbers(text, labels):
+            finding = Finding(bare.message(field))
+            at = _at(holder, field, text, bare.index)
+            report.problems.append(_problem(root, at, "number", subject, finding))
+
+
+def _deck_labels(deck: Deck, note: Note | None) -> tuple[str, ...]:
+    return (*(note.labels if note is not None else ()), *deck.labels)
 
 
 def _where(origin: Origin | None) -> tuple[str, int]:
@@ -151,9 +187,12 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
         if note.origin is None or not scope.covers(note.origin.path):
             continue
         orders = note_orders(note)
-        declared, wrong = declared_context(note.definitions)
-        report_declarations(root, note.definitions, wrong, report)
+        declarations: tuple[Declaration, ...] = (*note.definitions, *note.facts)
+        declared, wrong = declared_context(declarations)
+        report_declarations(root, declarations, wrong, report)
         for section in note.sections:
+            with report.checking(*_where(section.origin), f"section:{section.id}"):
+                _check_bare_numbers(root, section, section.id, note.labels, report)
             check_section_body(recorder, section, note, orders, declared)
             for claim in section.claims:
                 _check_claim(root, claim, recorder, report, orders, note)
@@ -166,12 +205,17 @@ def check_library(library: Library, scope: Scope, report: Report) -> None:
             continue
         cited = library.note_for(deck)
         orders = note_orders(cited)
-        from_note, _ = declared_context(cited.definitions if cited is not None else ())
+        from_note, _ = declared_context((*cited.definitions, *cited.facts) if cited else ())
         declared, wrong = declared_context(deck.definitions, from_note)
         report_declarations(root, deck.definitions, wrong, report)
+        labels = _deck_labels(deck, cited)
+        if cited is None:  # no note to declare facts in: its numbers cannot be cited
+            report.numbers_unchecked.append(deck.name)
         for card in deck.cards:
             check_card_text(recorder, card, cited, orders, declared)
             with report.checking(*_where(card.origin), f"card:{card.id}"):
+                if cited is not None:
+                    _check_bare_numbers(root, card, card.id, labels, report)
                 _check_card(root, card, cited, report)
 
 
@@ -212,7 +256,7 @@ def _measured_growth(claim: Claim, note: Note) -> Finding | None:
 
 
 def _check_card(root: Path, card: Card, note: Note | None, report: Report) -> None:
-    _check_numbered(root, card, report)
+    _check_numbered(root, card, note, report)
     if card.experiment is not None:
         _check_link(root, card.origin, card.id, card.experiment, report)
     if card.kind not in COMPUTED_KINDS:

@@ -73,6 +73,12 @@ def check(
     exponent its order must match. What cannot be read is skipped with a reason
     (`--verbose` lists them).
 
+    Every other number a section's title or body, or a card's side, shows must be cited
+    (`{fact:ID}`, a given number the note declares once under `facts:` with its source;
+    `{claim:ID}`; `{measured:ID}`), or stated in maths in a relation, or follow a word the
+    note lists under `labels:` (`Limitation 3`); a bare number is a problem at its line
+    (`numbers:` line; decks with no note are not searched and are named there).
+
     Prints one line per problem (`file:line: claim ID: expected X, computed Y`) and a
     summary (`N claims, M cards checked, E equations (V verified, S skipped, W wrong),
     K problems`, M = computed cards). Exit 0 clean, 1 problems found (a file that did not
@@ -117,6 +123,7 @@ def check(
         evidence = report.evidence_line(ran_experiments=run_experiments)
         if evidence is not None:
             click.echo(evidence)
+        click.echo(report.numbers_line())
         click.echo(report.summary())
     raise SystemExit(report.exit_code)
 

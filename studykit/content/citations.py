@@ -1,11 +1,13 @@
-"""`{claim:ID}` and `{measured:ID}` in prose: the one renderer that turns them into numbers.
+"""`{claim:ID}`, `{measured:ID}` and `{fact:ID}` in prose: the one renderer that turns them
+into numbers.
 
-A claim is cited by its computed value (the same expression `studykit check` verifies), to
-the significant figures it declares (`digits`) or that its `approx` is written with. A
-measurement is cited by its recorded value and unit; one that is not deterministic (a
-timing) also names the machine, device and torch it was measured on: inline in a card, and
-in a note's section (`footnotes`) once, as a footnote its values point to (`17.5 ms†`,
-then `† Measured on …` under the section). The notes screen,
+A fact (a parameter, a date, a count from the source) is cited by the value the note
+declares once, with its unit. A claim is cited by its computed value (the same expression
+`studykit check` verifies), to the significant figures it declares (`digits`) or that its
+`approx` is written with. A measurement is cited by its recorded value and unit; one that
+is not deterministic (a timing) also names the machine, device and torch it was measured
+on: inline in a card, and in a note's section (`footnotes`) once, as a footnote its values
+point to (`17.5 ms†`, then `† Measured on …` under the section). The notes screen,
 `studykit show`, the review and quiz screens and the Anki export all call `render_citations`
 before their own markdown and maths rendering, so a number can never read differently in two
 places, nor drift from the check.
@@ -25,12 +27,18 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from studykit.content.model import Claim, Measurement, Note
+from studykit.content.model import Claim, Fact, Measurement, Note
 from studykit.text.linebreaks import hard_breaks
 from studykit.text.mathscan import Maths, split_code_fences, split_maths
 
-CitationKind = Literal["claim", "measured"]
-CITATION: Final = re.compile(r"\{(claim|measured):([^{}\s]*)\}")
+CitationKind = Literal["claim", "measured", "fact"]
+CITATION: Final = re.compile(r"\{(claim|measured|fact):([^{}\s]*)\}")
+_KINDS: Final[dict[str, CitationKind]] = {"claim": "claim", "measured": "measured", "fact": "fact"}
+_ENTRIES: Final[dict[CitationKind, str]] = {
+    "claim": "claims",
+    "measured": "measured",
+    "fact": "facts",
+}
 # Outside these decimal exponents a number is written as `m \times 10^{e}`.
 _FIXED_EXPONENTS: Final = range(-3, 7)
 PENDING: Final = "…"
@@ -53,13 +61,15 @@ class Citation:
 def citations(text: str) -> Iterator[Citation]:
     """Every citation in `text`, in order."""
     for match in CITATION.finditer(text):
-        kind: CitationKind = "claim" if match.group(1) == "claim" else "measured"
-        yield Citation(kind, match.group(2), match.start(), match.end())
+        yield Citation(_KINDS[match.group(1)], match.group(2), match.start(), match.end())
 
 
-def citable(note: Note) -> dict[str, Claim | Measurement]:
-    """`kind:id` -> the claim or measurement it names, across the note's sections."""
-    found: dict[str, Claim | Measurement] = {}
+Citable = Claim | Measurement | Fact
+
+
+def citable(note: Note) -> dict[str, Citable]:
+    """`kind:id` -> the claim, measurement or fact it names, across the note."""
+    found: dict[str, Citable] = {f"fact:{fact.id}": fact for fact in reversed(note.facts)}
     for section in note.sections:
         for claim in section.claims:
             found.setdefault(f"claim:{claim.id}", claim)
@@ -79,9 +89,11 @@ def citation_problem(citation: Citation, note: Note | None) -> tuple[str, str] |
     target = targets.get(f"{citation.kind}:{citation.id}")
     if target is None:
         ids = [key.split(":", 1)[1] for key in targets if key.startswith(citation.kind + ":")]
-        listing = "its claims are" if citation.kind == "claim" else "its measurements are"
+        listing = {"claim": "its claims are", "measured": "its measurements are"}.get(
+            citation.kind, "its facts are"
+        )
         hint = did_you_mean(citation.id, ids, listing) or (
-            f"add a `{'claims' if citation.kind == 'claim' else 'measured'}:` entry with that id"
+            f"add a `{_ENTRIES[citation.kind]}:` entry with that id"
         )
         return f"`{written}` names no {citation.kind} of note `{note.id}`", hint
     if isinstance(target, Claim) and target.order is not None:
@@ -248,6 +260,19 @@ def _measured(
     return shown + unit + where
 
 
+def fact_text(fact: Fact, *, in_maths: bool) -> str:
+    """A fact as it reads: `512`, `10000`, `0.95`, `1 MiB` (LaTeX inside maths). A whole
+    number is not grouped: a given number reads as its source writes it (`base 10000`)."""
+    whole = fact.value.is_integer() and abs(fact.value) < 1e15
+    number = str(int(fact.value)) if whole else number_tex(fact.value, None)
+    if in_maths:
+        if fact.unit == "%":
+            return number + r"\%"
+        return number + (rf"\ \text{{{fact.unit}}}" if fact.unit else "")
+    spacer = "" if fact.unit in ("", "%") else " "
+    return _prose_number(number) + spacer + fact.unit
+
+
 def _prose_number(tex: str) -> str:
     """A number's LaTeX as prose: plain when it can be, else `$…$`."""
     return f"${tex}$" if "\\" in tex else tex.replace("{,}", ",")
@@ -269,6 +294,8 @@ def _rendered(
         return PENDING if tex == _PENDING_TEX else _prose_number(tex)
     if isinstance(target, Measurement):
         return _measured(target, in_maths=in_maths, marks=marks)
+    if isinstance(target, Fact):
+        return fact_text(target, in_maths=in_maths)
     missing = f"[{citation.kind} {citation.id}: not found]"
     return rf"\text{{{missing}}}" if in_maths else missing
 
@@ -308,7 +335,7 @@ def _render_prose(
 def render_citations(
     text: str, note: Note | None, *, pending: bool = False, footnotes: bool = False
 ) -> str:
-    """`text` with every `{claim:ID}` and `{measured:ID}` replaced by its value.
+    """`text` with every `{claim:ID}`, `{measured:ID}` and `{fact:ID}` replaced by its value.
 
     Inside `$…$` the value is LaTeX; in prose it is plain text, or `$…$` when it needs maths
     (`2.68 \\times 10^{-7}`). Fenced code is left as written. With `pending`, a claim not
@@ -316,7 +343,7 @@ def render_citations(
     `footnotes` (a note's section), a timing's machine, device and torch are said once, in a
     footnote after the text, instead of after each value.
     """
-    if "{claim:" not in text and "{measured:" not in text:
+    if "{claim:" not in text and "{measured:" not in text and "{fact:" not in text:
         return text
     marks: dict[str, str] | None = {} if footnotes else None
     rendered = "".join(

@@ -11,6 +11,8 @@ from typing import Annotated, Literal, Self, get_args
 
 from pydantic import Field, WithJsonSchema, model_validator
 
+from studykit.content.declarations import Definition as Definition
+from studykit.content.declarations import Fact as Fact
 from studykit.content.modelbase import (
     COMPUTED_KINDS as COMPUTED_KINDS,
 )
@@ -227,16 +229,6 @@ class Section(Strict):
     )
 
 
-class Definition(Strict):
-    """A symbol's definition, declared once for every text of its note (or deck)."""
-
-    says: NonEmpty = Field(
-        description="`symbol = expression` as LaTeX, e.g. `k^* = \\lceil \\log(0.01) / "
-        "\\log(\\gamma) \\rceil`: every other `symbol = …` in the texts is checked against it."
-    )
-    source: str = Field(default="", description="Where it comes from, e.g. a paper or the seed.")
-
-
 class Note(Strict):
     """A note: one file under `content/`."""
 
@@ -251,6 +243,16 @@ class Note(Strict):
     definitions: tuple[Definition, ...] = Field(
         default=(),
         description="Symbols defined once for the note's sections, claims and its decks' cards.",
+    )
+    facts: tuple[Fact, ...] = Field(
+        default=(),
+        description="Given numbers (parameters, dates, counts from the source) its texts and "
+        "its decks' cards cite as `{fact:ID}`: a number in the text must be cited or maths.",
+    )
+    labels: tuple[NonEmpty, ...] = Field(
+        default=(),
+        description="Words after which a number names a thing, not a quantity: with "
+        "`[Limitation]`, `Limitation 3` needs no fact.",
     )
 
     def section(self, section_id: str) -> Section | None:
@@ -413,6 +415,10 @@ class Deck(Strict):
     definitions: tuple[Definition, ...] = Field(
         default=(),
         description="Symbols defined once for the deck's cards (beside its note's definitions).",
+    )
+    labels: tuple[NonEmpty, ...] = Field(
+        default=(),
+        description="Words after which a number names a thing (beside its note's labels).",
     )
     tags: tuple[Ident, ...] = Field(default=(), description="Tags every card gets.")
     desired_retention: float | None = Field(default=None, gt=0.7, lt=0.995)

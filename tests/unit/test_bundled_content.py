@@ -298,10 +298,13 @@ def test_coreference_positions_match_the_sentence() -> None:
 def test_translation_input_word_count_matches() -> None:
     section = note().section("compression-bottleneck")
     assert section is not None
-    sentence = words(quoted_after(section.body, "**Input"))
-    assert f"**Input ({len(sentence)} words):**" in section.body
+    from studykit.content.citations import render_citations
+
+    body = render_citations(section.body, note())  # the counts are the note's facts
+    sentence = words(quoted_after(body, "**Input"))
+    assert f"**Input ({len(sentence)} words):**" in body
     for word in ("committee", "discussed", "proposal"):
-        assert f'"{word}" (position {sentence.index(word) + 1}' in section.body
+        assert f'"{word}" (position {sentence.index(word) + 1}' in body
 
 
 def test_bundled_library_loads_without_problems() -> None:

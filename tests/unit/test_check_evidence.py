@@ -179,9 +179,10 @@ def test_planted_evidence_problems_are_reported_at_their_lines() -> None:
         where = f"{rel}:{line_with(EVIDENCE_DECK, anchor)}: card {card_id}: {text}"
         assert any(line.startswith(where) for line in lines), (where, lines)
     assert not any("well-evidenced" in line or "own-tolerance" in line for line in lines)
-    assert lines[-2] == (
+    assert lines[-3] == (
         "evidence: 11 of 12 computed cards (examples 8, agrees_with 4, defines 2, experiment 1)"
     )
+    assert lines[-2] == "numbers: 26 texts, 0 bare"
     assert lines[-1] == (
         f"3 claims, 12 cards checked, 3 equations (3 verified, 0 skipped, 0 wrong), "
         f"{len(expected)} problems"

@@ -12,8 +12,8 @@ from studykit.content.model import Card
 from tests.unit.test_check import ROOT, studykit
 
 DECK = "decks/ai-ml/rnn-limitations.yaml"
-WRITTEN = "512 steps — 32 sequences saath chalti hain"
-PLANTED = "512. 32 sequences saath chalti hain"
+WRITTEN = "{fact:seq-len} steps — {fact:batch-size} sequences saath chalti hain"
+PLANTED = "{fact:seq-len}. {fact:batch-size} sequences saath chalti hain"  # `512. 32 …`
 
 
 @pytest.mark.parametrize(

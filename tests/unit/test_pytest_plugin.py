@@ -195,17 +195,18 @@ def test_measured_entries_meet_recorded_runs_and_run_again_when_asked(
     monkeypatch.setenv("STUDYKIT_DATA_DIR", str(pytester.path / "data"))
     pytester.makefile(".yaml", **{"content/note": MEASURED})
     item = "content/note.yaml::measured:k-095"
+    section = "content/note.yaml::section:decay"  # its numbers: one, cited
 
     plain, verdicts = run(pytester)
-    assert verdicts == {item: "FAILED"}
+    assert verdicts == {item: "FAILED", section: "PASSED"}
     assert "1 measured entries compared (0 runs recorded, 1 run now)" in plain.stdout.str()
     recorded = pytester.path / "data" / "cache" / "measured-runs.json"
     assert recorded.is_file()
     again, verdicts = run(pytester)
-    assert verdicts == {item: "FAILED"}
+    assert verdicts == {item: "FAILED", section: "PASSED"}
     assert "(1 runs recorded, 0 run now)" in again.stdout.str()
     result, ran = run(pytester, "--studykit-run-experiments")
-    assert ran == {item: "FAILED"}
+    assert ran == {item: "FAILED", section: "PASSED"}
     assert any(
         line.startswith("content/note.yaml:8: experiment measured k-095: ")  # its `- id:`
         and "now measures k = 90, but the entry says 91" in line

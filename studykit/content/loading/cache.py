@@ -46,8 +46,8 @@ from studykit.core.jsontypes import JsonObject
 if TYPE_CHECKING:
     from studykit.content.model import Deck, Note, Strict
 
-FORMAT = 4
-"""Bump when the layout below changes (4: notes and decks have `definitions`, entries `band`)."""
+FORMAT = 5
+"""Bump when the layout below changes (5: notes have `facts` and `labels`, decks `labels`)."""
 MAX_CACHE_BYTES = 128 * 1024 * 1024
 """A larger library is not cached (and a larger file is not read): it loads from YAML."""
 SETTLE_NS = 2_000_000_000
@@ -67,6 +67,7 @@ _MODEL_NAMES = frozenset(
         "Example",
         "Agreement",
         "Definition",
+        "Fact",
         "Growth",
     }
 )

@@ -119,7 +119,7 @@ def _set_origin(obj: Strict, origin: Origin) -> None:
     obj.locate(origin)
 
 
-_TEXT_FIELDS = ("body", "front", "back", "says")
+_TEXT_FIELDS = ("title", "body", "front", "back", "says")
 
 
 def _set_text_origins(obj: Strict, node: Node) -> None:

@@ -8,7 +8,7 @@ from yaml.nodes import Node
 
 from studykit.content.loading.positions import problem_along
 from studykit.content.loading.problems import LoadProblem
-from studykit.content.model import Card, Claim, Deck, Note, Section, Strict
+from studykit.content.model import Card, Claim, Deck, Fact, Note, Section, Strict
 from studykit.core.suggest import did_you_mean
 
 
@@ -17,7 +17,7 @@ def _line(obj: Strict) -> int:
 
 
 def note_problems(rel: str, root: Node, note: Note) -> list[LoadProblem]:
-    """Section ids, and claim ids across sections, must be unique within the note."""
+    """Section ids, claim ids across sections, and fact ids must be unique within the note."""
     problems: list[LoadProblem] = []
     sections: dict[str, Section] = {}
     claims: dict[str, Claim] = {}
@@ -47,6 +47,20 @@ def note_problems(rel: str, root: Node, note: Note) -> list[LoadProblem]:
                         "give each claim in the note its own id",
                     )
                 )
+    facts: dict[str, Fact] = {}
+    for f_index, fact in enumerate(note.facts):
+        given = facts.setdefault(fact.id, fact)
+        if given is not fact:
+            problems.append(
+                problem_along(
+                    rel,
+                    root,
+                    ("facts", f_index, "id"),
+                    f"duplicate fact id `{fact.id}` in note `{note.id}`: "
+                    f"the fact on line {_line(given)} already has it",
+                    "give each fact in the note its own id",
+                )
+            )
     return problems
 
 
