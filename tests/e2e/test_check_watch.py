@@ -20,11 +20,11 @@ from click.testing import CliRunner
 from studykit.checking.findings import Problem, Report
 from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines, watch_check
 from studykit.cli import cli
-from studykit.core.config import bundled_root
-from tests.conftest import seed_records
+from tests.unit.test_check_definitions import write_root
 
 REPO = Path(__file__).resolve().parents[2]
 DECK = Path("decks") / "ai-ml" / "rnn-limitations.yaml"
+SMALL_DECK = Path("decks") / "demo.yaml"
 STARTUP_S = 30.0
 REACT_S = 10.0
 
@@ -34,11 +34,11 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a chi
 class Child:
     """A `studykit check --watch` child whose stdout lines are read as they come."""
 
-    def __init__(self, root: Path, tmp_path: Path, records: Path | None = None) -> None:
+    def __init__(self, root: Path, tmp_path: Path) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("STUDYKIT_")}
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
         env["PYTHONUNBUFFERED"] = "1"
-        env["STUDYKIT_DATA_DIR"] = str(seed_records(records, tmp_path / "data"))
+        env["STUDYKIT_DATA_DIR"] = str(tmp_path / "data")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "studykit", "check", "--watch", "."],
             cwd=root,
@@ -94,13 +94,11 @@ def is_summary(line: str) -> bool:
     return " claims, " in line and " cards checked, " in line
 
 
-def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(
-    tmp_path: Path, bundled_records: Path | None
-) -> None:
-    root = tmp_path / "root"
-    for folder in ("content", "decks"):
-        shutil.copytree(bundled_root() / folder, root / folder)
-    deck = root / DECK
+def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_path: Path) -> None:
+    # A small clean root: each report is a whole check, and the bundled content's costs
+    # 4 s of CPU a time (the watching is what is tested here, not the content).
+    root = write_root(tmp_path / "root")
+    deck = root / SMALL_DECK
     original = deck.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
     where = next(i for i, line in enumerate(lines) if line.startswith("    back:"))
@@ -108,26 +106,26 @@ def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(
         [*lines[:where], lines[where].replace("back:", "bakc:", 1), *lines[where + 1 :]]
     )
 
-    child = Child(root, tmp_path, bundled_records)
+    child = Child(root, tmp_path)
     try:
         first = child.until(lambda line: line.startswith("watching "), STARTUP_S)
         assert any(is_summary(line) and line.endswith(" 0 problems") for line in first), first
 
         # Files that are not content do not trigger a check: a note to self, an editor swap file.
         (root / "decks" / "notes.txt").write_text("todo\n", encoding="utf-8")
-        (root / "decks" / "ai-ml" / ".rnn-limitations.yaml.swp").write_text("x", encoding="utf-8")
+        (root / "decks" / ".demo.yaml.swp").write_text("x", encoding="utf-8")
         time.sleep(0.5)
         # A burst of saves (a half-written file, then the whole one) gives one report.
         deck.write_text(planted[: len(planted) // 2], encoding="utf-8")
         deck.write_text(planted, encoding="utf-8")
         broken = child.until(is_summary, REACT_S)
-        assert broken[0].endswith(f"changed: {DECK.as_posix()} ---"), broken
-        assert f"{DECK.as_posix()}:{where + 1}:5: unknown field `bakc`" in "\n".join(broken)
+        assert broken[0].endswith(f"changed: {SMALL_DECK.as_posix()} ---"), broken
+        assert f"{SMALL_DECK.as_posix()}:{where + 1}:5: unknown field `bakc`" in "\n".join(broken)
         assert broken[-1].endswith(" 1 problem")
 
         deck.write_text(original, encoding="utf-8")
         fixed = child.until(is_summary, REACT_S)
-        assert fixed[0].endswith(f"changed: {DECK.as_posix()} ---")
+        assert fixed[0].endswith(f"changed: {SMALL_DECK.as_posix()} ---")
         assert fixed[-1].endswith(" 0 problems"), fixed
     finally:
         code = child.stop()
