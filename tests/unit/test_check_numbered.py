@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from studykit.checking import run_check
 from studykit.checking.numbered import numbered_findings, one_item_lists
 from studykit.content.model import Card
-from tests.unit.test_check import ROOT, studykit
+from tests.unit.test_check import ROOT
 
 DECK = "decks/ai-ml/rnn-limitations.yaml"
 WRITTEN = "{fact:seq-len} steps — {fact:batch-size} sequences saath chalti hain"
@@ -50,9 +51,8 @@ def test_a_number_read_as_a_list_in_a_bundled_back_fails_check_at_its_line(
     assert text.count(WRITTEN) == 1
     deck.write_text(text.replace(WRITTEN, PLANTED), encoding="utf-8")
     line = next(n for n, row in enumerate(text.splitlines(), 1) if WRITTEN in row)
-    result = studykit("check", str(deck), cwd=tmp_path)  # the deck alone: the rest is clean
-    assert result.returncode == 1, result.stdout
-    problems = [row for row in result.stdout.splitlines() if row.startswith(DECK)]
+    report = run_check([deck], tmp_path)  # the deck alone: the rest is clean
+    problems = [str(problem).removeprefix(f"{tmp_path}/") for problem in report.problems]
     assert problems == [
         f"{DECK}:{line}: card scaling-example-steps: the back's line starting `512. ` is a "
         "numbered list in markdown (item 512 of a list of one, shown as a list marker on "
