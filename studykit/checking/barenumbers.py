@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from studykit.text.mathscan import Maths, split_code_fences, split_maths
+from studykit.text.mathscan import placed_pieces
 
 # Possessive: `2.68e-7` is one number, never `2` before a `.` (and `e-7` is its exponent).
 _NUMBER: Final = re.compile(r"(?<![\w.,])\d++(?:[.,]\d++)*+(?:[eE][-+]?\d++)?+(?:\s?%)?(?!\w)")
@@ -83,19 +83,10 @@ def bare_numbers(text: str, labels: Iterable[str] = ()) -> list[BareNumber]:
         return []
     labels = tuple(labels)
     found: list[BareNumber] = []
-    at = 0
-    for code, run in split_code_fences(text):
-        if not code:
-            cursor = at
-            for piece in split_maths(run):
-                if isinstance(piece, Maths):
-                    start = at + piece.end - len(piece.tex) - (4 if piece.display else 2)
-                    if _LONE_NUMBER.fullmatch(piece.tex):
-                        number = piece.tex.strip().replace("{,}", ",").replace("\\%", "%")
-                        found.append(BareNumber(start, number, in_maths=True))
-                    cursor = at + piece.end
-                else:
-                    found += _in_prose(piece, cursor, labels)
-                    cursor += len(piece)
-        at += len(run)
+    for start, _, piece in placed_pieces(text):
+        if isinstance(piece, str):
+            found += _in_prose(piece, start, labels)
+        elif _LONE_NUMBER.fullmatch(piece.tex):
+            number = piece.tex.strip().replace("{,}", ",").replace("\\%", "%")
+            found.append(BareNumber(start, number, in_maths=True))
     return found

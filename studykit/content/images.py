@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
-from studykit.text.mathscan import Maths, split_code_fences, split_maths
+from studykit.text.mathscan import placed_pieces
 
 MAX_IMAGE_BYTES = 2 * 1024 * 1024
 """An image over this is refused: cards are read on phones, and Anki syncs every byte."""
@@ -89,17 +89,9 @@ def _escaped(text: str, index: int) -> bool:
 
 def _prose_runs(text: str) -> Iterator[tuple[int, str]]:
     """(offset, run) of the text outside fenced code and maths."""
-    offset = 0
-    for code, chunk in split_code_fences(text):
-        if not code:
-            at = offset
-            for piece in split_maths(chunk):
-                if isinstance(piece, Maths):
-                    at = offset + piece.end
-                else:
-                    yield at, piece
-                    at += len(piece)
-        offset += len(chunk)
+    for start, _, piece in placed_pieces(text):
+        if isinstance(piece, str):
+            yield start, piece
 
 
 def find_images(text: str) -> list[ImageRef]:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from studykit.text.mathscan import Maths, split_code_fences, split_maths
+from studykit.text.mathscan import Maths, placed_pieces
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -69,20 +69,11 @@ def _paragraph_lines(markdown: str, lines: list[str]) -> Iterator[int]:
 
 def _maths_spans(markdown: str) -> list[tuple[int, int, bool]]:
     """(start, end, is display) of the maths in `markdown`, by the renderers' own scanner."""
-    spans: list[tuple[int, int, bool]] = []
-    at = 0
-    for code, run in split_code_fences(markdown):
-        if not code:
-            offset = at
-            for piece in split_maths(run):
-                if isinstance(piece, Maths):
-                    length = len(piece.tex) + (4 if piece.display else 2)
-                    spans.append((offset, offset + length, piece.display))
-                    offset += length
-                else:
-                    offset += len(piece)
-        at += len(run)
-    return spans
+    return [
+        (start, end, piece.display)
+        for start, end, piece in placed_pieces(markdown)
+        if isinstance(piece, Maths)
+    ]
 
 
 def _kept(newline: int, markdown: str, spans: list[tuple[int, int, bool]]) -> bool:

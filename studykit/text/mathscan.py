@@ -7,7 +7,7 @@ always agree on where maths starts and ends.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 # Container markers at the start of a line: indentation, `>` quotes, list bullets and numbers.
@@ -172,3 +172,17 @@ def scan_maths(prose: str) -> list[str | Maths]:
     text.append(prose[i:])
     pieces.append("".join(text))
     return [piece for piece in pieces if piece != ""]
+
+
+def placed_pieces(markdown: str) -> Iterator[tuple[int, int, str | Maths]]:
+    """(start, end, piece) of each prose run and maths outside fenced code, by offsets in
+    `markdown` (a maths piece's span takes in its `$` or `$$` fences)."""
+    at = 0
+    for code, run in split_code_fences(markdown):
+        if not code:
+            offset = at
+            for piece in split_maths(run):
+                end = at + piece.end if isinstance(piece, Maths) else offset + len(piece)
+                yield offset, end, piece
+                offset = end
+        at += len(run)

@@ -8,7 +8,7 @@ from yaml.nodes import Node
 
 from studykit.content.loading.positions import problem_along
 from studykit.content.loading.problems import LoadProblem
-from studykit.content.model import Card, Claim, Deck, Fact, Note, Section, Strict
+from studykit.content.model import Deck, Note, Strict
 from studykit.core.suggest import did_you_mean
 
 
@@ -16,72 +16,51 @@ def _line(obj: Strict) -> int:
     return obj.origin.line if obj.origin is not None else 0
 
 
+class _Ids:
+    """The ids seen so far of one kind of thing in one file; a repeat is a problem at its id."""
+
+    def __init__(self, rel: str, root: Node, kind: str, where: str, hint: str) -> None:
+        self.rel, self.root, self.kind, self.where, self.hint = rel, root, kind, where, hint
+        self.seen: dict[str, Strict] = {}
+        self.problems: list[LoadProblem] = []
+
+    def add(self, id_: str, item: Strict, loc: tuple[str | int, ...]) -> None:
+        first = self.seen.setdefault(id_, item)
+        if first is not item:
+            self.problems.append(
+                problem_along(
+                    self.rel,
+                    self.root,
+                    (*loc, "id"),
+                    f"duplicate {self.kind} id `{id_}` in {self.where}: "
+                    f"the {self.kind} on line {_line(first)} already has it",
+                    self.hint,
+                )
+            )
+
+
 def note_problems(rel: str, root: Node, note: Note) -> list[LoadProblem]:
     """Section ids, claim ids across sections, and fact ids must be unique within the note."""
-    problems: list[LoadProblem] = []
-    sections: dict[str, Section] = {}
-    claims: dict[str, Claim] = {}
+    where = f"note `{note.id}`"
+    sections = _Ids(rel, root, "section", where, "give each section its own id")
+    claims = _Ids(rel, root, "claim", where, "give each claim in the note its own id")
+    facts = _Ids(rel, root, "fact", where, "give each fact in the note its own id")
     for s_index, section in enumerate(note.sections):
-        first = sections.setdefault(section.id, section)
-        if first is not section:
-            problems.append(
-                problem_along(
-                    rel,
-                    root,
-                    ("sections", s_index, "id"),
-                    f"duplicate section id `{section.id}` in note `{note.id}`: "
-                    f"the section on line {_line(first)} already has it",
-                    "give each section its own id",
-                )
-            )
+        sections.add(section.id, section, ("sections", s_index))
         for c_index, claim in enumerate(section.claims):
-            earlier = claims.setdefault(claim.id, claim)
-            if earlier is not claim:
-                problems.append(
-                    problem_along(
-                        rel,
-                        root,
-                        ("sections", s_index, "claims", c_index, "id"),
-                        f"duplicate claim id `{claim.id}` in note `{note.id}`: "
-                        f"the claim on line {_line(earlier)} already has it",
-                        "give each claim in the note its own id",
-                    )
-                )
-    facts: dict[str, Fact] = {}
+            claims.add(claim.id, claim, ("sections", s_index, "claims", c_index))
     for f_index, fact in enumerate(note.facts):
-        given = facts.setdefault(fact.id, fact)
-        if given is not fact:
-            problems.append(
-                problem_along(
-                    rel,
-                    root,
-                    ("facts", f_index, "id"),
-                    f"duplicate fact id `{fact.id}` in note `{note.id}`: "
-                    f"the fact on line {_line(given)} already has it",
-                    "give each fact in the note its own id",
-                )
-            )
-    return problems
+        facts.add(fact.id, fact, ("facts", f_index))
+    return [*sections.problems, *claims.problems, *facts.problems]
 
 
 def deck_problems(rel: str, root: Node, deck: Deck) -> list[LoadProblem]:
     """Card ids must be unique within the deck."""
-    problems: list[LoadProblem] = []
-    cards: dict[str, Card] = {}
+    hint = "give each card its own id (review history hangs on it)"
+    cards = _Ids(rel, root, "card", f"deck `{deck.id}`", hint)
     for index, card in enumerate(deck.cards):
-        first = cards.setdefault(card.id, card)
-        if first is not card:
-            problems.append(
-                problem_along(
-                    rel,
-                    root,
-                    ("cards", index, "id"),
-                    f"duplicate card id `{card.id}` in deck `{deck.id}`: "
-                    f"the card on line {_line(first)} already has it",
-                    "give each card its own id (review history hangs on it)",
-                )
-            )
-    return problems
+        cards.add(card.id, card, ("cards", index))
+    return cards.problems
 
 
 def reference_problems(
