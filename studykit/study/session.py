@@ -295,7 +295,7 @@ class StudySession:
     def apply_synced(self, merge: Callable[[], Sequence[CardState]]) -> None:
         """Run a sync's merge under the lock; its states go into the queue, undo starts afresh."""
         for state in merge():
-            self.decks.reindexer(state.deck_id, state.card_id)(state)
+            self.decks.reindexer(state.deck_id, state.card_id, state.ordinal)(state)
         self._undo.clear()  # no undo may restore a state from before the merge
         self.today.tally.forget()
 

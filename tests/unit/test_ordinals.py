@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from studykit.content.model import Card, Deck
 from studykit.content.ordinals import card_ordinals
+from studykit.srs.records import CardState
 from studykit.srs.scheduler import card_key, schedule_key
 from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.search import QueryError, parse_query
@@ -239,3 +240,13 @@ def test_the_queue_keeps_its_sibling_counts_as_a_fresh_index_would() -> None:
             )
             assert live.sibling_buried == fresh.sibling_buried
             assert live.held_back == fresh.held_back
+
+
+def test_a_synced_state_goes_to_its_own_ordinal_in_the_queue(make_session: Factory) -> None:
+    """A sync's merge hands back the states it changed: each goes to its schedule's slot."""
+    session = make_session(library(TWO_WAY, bury_new_siblings=False))
+    key = schedule_key("d", "two-way", 2)
+    suspended = CardState(key, "d", "two-way", ordinal=2, suspended=True)
+    session.apply_synced(lambda: [suspended])
+    assert session.study_card("d", "two-way", 2).suspended
+    assert not session.study_card("d", "two-way", 1).suspended  # its sibling untouched
