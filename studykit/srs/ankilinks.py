@@ -7,14 +7,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
 from typing import NamedTuple
 
-from fsrs import Rating
-
 from studykit.srs.database import Database
-from studykit.srs.records import ANSWER_COLUMNS, Answer, CardState, Forget, opt_to_us, to_us
-from studykit.srs.writes import SELECT_STATE, UPSERT_STATE
+from studykit.srs.mergewrites import MergeWrites
+from studykit.srs.records import ANSWER_COLUMNS, STATE_COLUMNS, Answer, CardState, Forget
+from studykit.srs.writes import SELECT_STATE
 
 __all__ = ["AnkiLinks", "LogRow", "MergeWrites"]
 
@@ -52,6 +50,14 @@ class LogRow(NamedTuple):
     after_difficulty: float | None
 
 
+# One row at a time, compared column by column in SQL (`IS`: NULL is NULL): reading the rows
+# back into Python to compare them costs more than the update.
+_MARK_SENT = (
+    "UPDATE card_state SET anki_sent = 1 WHERE "
+    + " AND ".join(f"{name} IS ?" for name in STATE_COLUMNS[1:])
+    + " AND key = ?"
+)
+
 _FORGET_SELECT = "SELECT id, key, forgotten_at_us, before_json, anki_revlog_id FROM forget_log"
 
 
@@ -84,151 +90,6 @@ def _indexes_rebuilt(conn: sqlite3.Connection, table: str, changing: int) -> Ite
     yield
     for _, sql in indexes:
         conn.execute(sql)
-
-
-class MergeWrites:
-    """Reads and writes inside one merge transaction (see `AnkiLinks.anki_merge`)."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def state(self, key: int) -> CardState | None:
-        """The stored state of one card, read in the transaction."""
-        rows = self._conn.execute(f"{SELECT_STATE} WHERE key = ?", (key,)).fetchall()
-        return CardState.from_row(rows[0]) if rows else None
-
-    def last_event_us(self, key: int) -> int | None:
-        """When the card's newest review or forget row is (epoch µs), if it has one."""
-        row = self._conn.execute(
-            "SELECT max(at) FROM (SELECT max(reviewed_at_us) AS at FROM review_log WHERE key = ? "
-            "UNION ALL SELECT max(forgotten_at_us) FROM forget_log WHERE key = ?)",
-            (key, key),
-        ).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
-
-    def history(self, key: int) -> list[Answer]:
-        """Every logged row of one card, oldest first."""
-        rows = self._conn.execute(
-            f"{_ANSWER_SELECT} WHERE key = ? ORDER BY reviewed_at_us, id", (key,)
-        ).fetchall()
-        return [Answer.from_row(row[:-1]) for row in rows]
-
-    def forgets(self, key: int) -> list[Forget]:
-        """Every forget of one card, oldest first."""
-        rows = self._conn.execute(
-            f"{_FORGET_SELECT} WHERE key = ? ORDER BY forgotten_at_us, id", (key,)
-        ).fetchall()
-        return [Forget.from_row(row[:-1]) for row in rows]
-
-    def unlinked(self, key: int) -> list[tuple[int, int, int]]:
-        """(id, reviewed_at_us, rating) of the card's answers given here with no Anki id."""
-        rows = self._conn.execute(
-            "SELECT id, reviewed_at_us, rating FROM review_log WHERE key = ? "
-            "AND anki_revlog_id IS NULL AND source IS NULL",
-            (key,),
-        ).fetchall()
-        return [(int(a), int(b), int(c)) for a, b, c in rows]
-
-    def link(self, answer_id: int, anki_revlog_id: int) -> None:
-        """An answer given here is this Anki revlog row (it went out in a package)."""
-        self._conn.execute(
-            "UPDATE review_log SET anki_revlog_id = ? WHERE id = ?", (anki_revlog_id, answer_id)
-        )
-
-    def seen(self, key: int, kind: str) -> list[tuple[int, int | None]]:
-        """(at_us, due_us) of the seen Anki rows of one kind for one card, oldest first."""
-        rows = self._conn.execute(
-            "SELECT at_us, due_us FROM anki_revlog_seen WHERE key = ? AND kind = ? ORDER BY at_us",
-            (key, kind),
-        ).fetchall()
-        return [(int(at), due) for at, due in rows]
-
-    def add_answer(
-        self,
-        before: CardState,
-        after: CardState,
-        *,
-        rating: Rating,
-        reviewed_at: datetime,
-        duration_ms: int,
-        source: str,
-        anki_revlog_id: int | None,
-    ) -> int:
-        """A row answered elsewhere; its id."""
-        cursor = self._conn.execute(
-            "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
-            "duration_ms, state_before, state_after, before_json, after_json, source, "
-            "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                after.key,
-                after.deck_id,
-                after.card_id,
-                after.ordinal,
-                int(rating),
-                to_us(reviewed_at),
-                max(0, int(duration_ms)),
-                None if before.state is None else int(before.state),
-                None if after.state is None else int(after.state),
-                before.to_json(),
-                after.to_json(),
-                source,
-                anki_revlog_id,
-            ),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    def add_forget(self, before: CardState, *, at: datetime, anki_revlog_id: int) -> int:
-        """A forget made in Anki; its id."""
-        cursor = self._conn.execute(
-            "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, "
-            "before_json, anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                before.key,
-                before.deck_id,
-                before.card_id,
-                before.ordinal,
-                to_us(at),
-                before.to_json(),
-                anki_revlog_id,
-            ),
-        )
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
-
-    def set_snapshots(self, answer_id: int, before: CardState, after: CardState) -> None:
-        """A logged row's state before and after, as the merged log has them now."""
-        self._conn.execute(
-            "UPDATE review_log SET state_before = ?, state_after = ?, before_json = ?, "
-            "after_json = ? WHERE id = ?",
-            (
-                None if before.state is None else int(before.state),
-                None if after.state is None else int(after.state),
-                before.to_json(),
-                after.to_json(),
-                answer_id,
-            ),
-        )
-
-    def set_forget_before(self, forget_id: int, before: CardState) -> None:
-        """A forget's state before, as the merged log has it now."""
-        self._conn.execute(
-            "UPDATE forget_log SET before_json = ? WHERE id = ?", (before.to_json(), forget_id)
-        )
-
-    def add_seen(
-        self, revlog_id: int, key: int, kind: str, *, at: datetime, due: datetime | None = None
-    ) -> None:
-        """An Anki revlog row taken in as no answer (a set due date, a cram answer, ...)."""
-        self._conn.execute(
-            "INSERT OR IGNORE INTO anki_revlog_seen (revlog_id, key, kind, at_us, due_us) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (revlog_id, key, kind, to_us(at), opt_to_us(due)),
-        )
-
-    def put_state(self, state: CardState) -> None:
-        """Write a card's state (it goes out to Anki at the next push)."""
-        self._conn.execute(UPSERT_STATE, state.to_row())
 
 
 class AnkiLinks(Database):
@@ -266,9 +127,12 @@ class AnkiLinks(Database):
 
     @contextmanager
     def anki_merge(self) -> Iterator[MergeWrites]:
-        """One write transaction for a sync's merge: all of it is committed, or none."""
+        """One write transaction for a sync's merge: all of it is committed, or none. Its
+        writes are kept and made together at the end of the block (srs/mergewrites.py)."""
         with self._transaction() as conn:
-            yield MergeWrites(conn)
+            writes = MergeWrites(conn)
+            yield writes
+            writes.flush()
 
     # -- what goes out ---------------------------------------------------------------------
 
@@ -410,8 +274,7 @@ class AnkiLinks(Database):
 
     def mark_sent(self, states: Iterable[CardState]) -> int:
         """Mark these states as gone out, each only if its row is still as given; how many."""
-        wanted = {state.key: state.to_row() for state in states}
-        marked = 0
+        rows = list({state.key: (*state.to_row()[1:], state.key) for state in states}.values())
         with self._lock:
             # A mark lost in a crash only sends these states again, and the push finds the
             # mirror already agrees: this commit need not wait for the disk (an answer's does).
@@ -420,14 +283,9 @@ class AnkiLinks(Database):
             conn.execute("PRAGMA synchronous = NORMAL")
             try:
                 with self._transaction() as tx:
-                    for chunk in _chunks(list(wanted)):
-                        rows = tx.execute(f"{SELECT_STATE} WHERE key IN ({_marks(chunk)})", chunk)
-                        same = [(row[0],) for row in rows if tuple(row) == wanted[row[0]]]
-                        tx.executemany("UPDATE card_state SET anki_sent = 1 WHERE key = ?", same)
-                        marked += len(same)
+                    return int(tx.executemany(_MARK_SENT, rows).rowcount) if rows else 0
             finally:
                 conn.execute(f"PRAGMA synchronous = {int(level)}")
-        return marked
 
     def mark_all_unsent(self) -> None:
         """Every state goes out again (after a full download, or to a new collection)."""

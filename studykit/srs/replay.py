@@ -81,6 +81,11 @@ class Step:
 _NEVER = 1 << 30
 
 
+def _due_that_day(state: CardState, event: Event, day_end: Callable[[datetime], datetime]) -> bool:
+    """Whether the card was due by the end of the study day of `event`."""
+    return state.due is not None and state.state is not None and state.due < day_end(event.at)
+
+
 def replay_events(
     current: CardState,
     events: Sequence[Event],
@@ -113,10 +118,7 @@ def replay_events(
                 buried_until=state.buried_until,
             )
         elif event.rating is not None:
-            due = (
-                state.due is not None and state.state is not None and state.due < day_end(event.at)
-            )
-            if event.kind == "cram" and not (cram_counts or due):
+            if event.kind == "cram" and not (cram_counts or _due_that_day(state, event, day_end)):
                 steps.append(Step(event, before, before, counted=False))
                 continue
             reviewed, _ = scheduler.review(

@@ -72,10 +72,10 @@ def utc_now() -> datetime:
 
 def ensure_utc(moment: datetime) -> datetime:
     """`moment` as a `timezone.utc` datetime; a naive datetime is a programming error."""
+    if moment.tzinfo is UTC:  # the usual case, first: a sync converts thousands of these
+        return moment
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"naive datetime {moment.isoformat()}: pass an aware UTC datetime")
-    if moment.tzinfo is UTC:
-        return moment
     return moment.astimezone(UTC)
 
 

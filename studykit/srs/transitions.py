@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from typing import Any
 
 import fsrs
 
@@ -28,8 +29,9 @@ def to_fsrs(state: CardState, now: datetime) -> fsrs.Card:
     )
 
 
-def with_memory(state: CardState, card: fsrs.Card) -> CardState:
-    """`state` with the schedule and memory state of fsrs's `card` (counts and flags kept)."""
+def with_memory(state: CardState, card: fsrs.Card, **changes: Any) -> CardState:
+    """`state` with the schedule and memory state of fsrs's `card` (counts and flags kept,
+    unless `changes` names them: one copy, not two)."""
     return replace(
         state,
         state=State(card.state),
@@ -38,6 +40,7 @@ def with_memory(state: CardState, card: fsrs.Card) -> CardState:
         difficulty=card.difficulty,
         due=card.due,
         last_review=card.last_review,
+        **changes,
     )
 
 
@@ -54,8 +57,9 @@ def answered(
     lapse = before.state == State.Review and rating == Rating.Again
     lapses = before.lapses + int(lapse)
     leech_now = lapse and is_leech(lapses, leech_lapses)
-    return replace(
-        with_memory(before, reviewed),
+    return with_memory(
+        before,
+        reviewed,
         reps=before.reps + 1,
         lapses=lapses,
         suspended=before.suspended or leech_now,

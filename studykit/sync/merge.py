@@ -31,7 +31,7 @@ from studykit.sync.remote import (
 from studykit.sync.schedules import ScheduleRef
 
 if TYPE_CHECKING:
-    from studykit.srs.ankilinks import MergeWrites
+    from studykit.srs.mergewrites import CardFacts, CardLog, MergeWrites
     from studykit.study.session import StudySession
 
 __all__ = ["FlagChange", "Incoming", "MergeCounts", "incoming_of", "kind_of", "merge_into"]
@@ -156,9 +156,18 @@ def merge_into(
 
     def merge() -> list[CardState]:
         with session.store.anki_merge() as tx:
-            for ref in refs:
+            facts = tx.facts([ref.key for ref in refs])
+            cards = [_prepare(tx, ref, rows.get(ref, ()), facts[ref.key], counts) for ref in refs]
+            logs = tx.logs([card.ref.key for card in cards if card.walks_log])
+            for card in cards:
                 state = _merge_card(
-                    session, tx, ref, rows.get(ref, ()), flags.get(ref), schedulers, counts
+                    session,
+                    tx,
+                    card,
+                    logs.get(card.ref.key),
+                    flags.get(card.ref),
+                    schedulers,
+                    counts,
                 )
                 if state is not None:
                     counts.changed.append(state)
@@ -169,32 +178,57 @@ def merge_into(
     return counts
 
 
-def _merge_card(
-    session: StudySession,
+@dataclass(frozen=True)
+class _Card:
+    """One card of a merge, its own answers linked: what its replay starts from."""
+
+    ref: ScheduleRef
+    rows: Sequence[Incoming]
+    current: CardState
+    set_due: Sequence[tuple[int, int | None]]
+    last_us: int | None
+    go_on: bool
+    """Every new row is later than the card's log: the walk goes on from the stored state."""
+    walks_log: bool
+    """The whole merged log is walked again (it is read for this)."""
+
+
+def _prepare(
     tx: MergeWrites,
     ref: ScheduleRef,
     rows: Sequence[Incoming],
-    flag: FlagChange | None,
-    schedulers: dict[str, Scheduler],
+    facts: CardFacts,
     counts: MergeCounts,
-) -> CardState | None:
-    stored = tx.state(ref.key)
+) -> _Card:
+    stored = facts.state
     current = stored or ref.fresh()
     if stored is not None:
-        rows = _own_rows_linked(tx, ref.key, rows, counts)
+        rows = _own_rows_linked(tx, facts.unlinked, rows, counts)
     if stored is None and rows:
         tx.put_state(current)  # the log's rows point at the card's state row
-    pending_set_due: list[tuple[datetime, datetime | None]] = [
-        (from_us(at), None if due is None else from_us(due))
-        for at, due in tx.seen(ref.key, SEEN_SET_DUE)
-    ]
-    last_us = tx.last_event_us(ref.key) if stored is not None else None
+    last_us = facts.last_us if stored is not None else None
     newest = [row.at for row in rows if row.kind in ("answer", "cram", "forget")]
     # Only rows later than the card's log: the walk goes on from the stored state, as an
     # answer here would (the usual sync). Else the whole merged log is walked again.
     go_on = last_us is not None and bool(newest) and min(newest) > from_us(last_us)
-    events: list[Event] = [] if go_on or not newest else _logged_events(tx, ref.key)
-    for row in rows:
+    return _Card(ref, rows, current, facts.set_due, last_us, go_on, not go_on and bool(newest))
+
+
+def _merge_card(
+    session: StudySession,
+    tx: MergeWrites,
+    card: _Card,
+    log: CardLog | None,
+    flag: FlagChange | None,
+    schedulers: dict[str, Scheduler],
+    counts: MergeCounts,
+) -> CardState | None:
+    ref, current = card.ref, card.current
+    pending_set_due: list[tuple[datetime, datetime | None]] = [
+        (from_us(at), None if due is None else from_us(due)) for at, due in card.set_due
+    ]
+    events: list[Event] = [] if log is None else _logged_events(log)
+    for row in card.rows:
         if row.kind in ("answer", "cram") and row.rating is not None:
             kind: EventKind = "cram" if row.kind == "cram" else "answer"
             events.append(
@@ -220,8 +254,8 @@ def _merge_card(
                 counts.other += 1
     final = current
     if any(event.new for event in events):
-        final = _replay(session, tx, ref, current, events, schedulers, counts, go_on=go_on)
-    logged = [from_us(last_us)] if last_us is not None else []
+        final = _replay(session, tx, ref, current, events, schedulers, counts, go_on=card.go_on)
+    logged = [from_us(card.last_us)] if card.last_us is not None else []
     final = _with_set_due(
         final, [*logged, *(e.at for e in events if e.kind != "imported")], pending_set_due
     )
@@ -238,12 +272,15 @@ _SAME_MS = 3
 
 
 def _own_rows_linked(
-    tx: MergeWrites, key: int, rows: Sequence[Incoming], counts: MergeCounts
+    tx: MergeWrites,
+    answers_here: Sequence[tuple[int, int, int]],
+    rows: Sequence[Incoming],
+    counts: MergeCounts,
 ) -> list[Incoming]:
     """Rows that are studykit's own answers, carried into Anki by an exported package
     (`studykit export anki`, imported with its progress) before any sync: linked to the
-    answer by their id, not taken in again."""
-    unlinked = tx.unlinked(key) if any(r.anki_id is not None for r in rows) else []
+    answer (`answers_here`: the card's with no Anki id) by their id, not taken in again."""
+    unlinked = list(answers_here) if any(r.anki_id is not None for r in rows) else []
     if not unlinked:
         return list(rows)
     kept: list[Incoming] = []
@@ -267,7 +304,7 @@ def _own_rows_linked(
     return kept
 
 
-def _logged_events(tx: MergeWrites, key: int) -> list[Event]:
+def _logged_events(log: CardLog) -> list[Event]:
     """The card's logged answers, imported states and forgets as events."""
     events = [
         Event(
@@ -278,9 +315,9 @@ def _logged_events(tx: MergeWrites, key: int) -> list[Event]:
             duration_ms=a.duration_ms,
             imported=a.after if a.imported else None,
         )
-        for a in tx.history(key)
+        for a in log.history
     ]
-    events += [Event(f.forgotten_at, "forget", ("forget", f.id)) for f in tx.forgets(key)]
+    events += [Event(f.forgotten_at, "forget", ("forget", f.id)) for f in log.forgets]
     return events
 
 

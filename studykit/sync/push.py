@@ -10,12 +10,11 @@ are one transaction of Anki's backend.
 
 from __future__ import annotations
 
-import bisect
 import json
-import math
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from studykit.core.jsontypes import JsonObject
@@ -33,34 +32,22 @@ from studykit.export.schedule import (
     QUEUE_SUSPENDED,
     AnkiDays,
     CardColumns,
-    Snapshot,
     card_columns,
     hidden_queue,
-    revlog_fields,
 )
-from studykit.srs.ankilinks import LogRow
-from studykit.srs.records import CardState, Forget, from_us, to_us
-from studykit.sync.errors import SyncFailed
-from studykit.sync.remote import (
-    REVLOG_MANUAL,
-    RemoteCard,
-    cards_of,
-    revlog_ids,
-    revlog_ids_between,
-)
+from studykit.srs.records import CardState
+from studykit.sync.remote import RemoteCard, cards_of, cards_of_nids
+from studykit.sync.revlogrows import mirror_days, missing_rows, new_rows
 from studykit.sync.schedules import ScheduleRef
-from studykit.sync.state import SyncState
+from studykit.sync.state import HeldNote, SyncState
 
 if TYPE_CHECKING:
     from studykit.study.session import StudySession
     from studykit.sync.mirror import Mirror
 
-__all__ = ["Carriers", "PushResult", "carriers", "mirror_days", "push"]
+__all__ = ["Carriers", "PushResult", "carriers", "push"]
 
 _MEMORY_KEYS = ("s", "d", "dr", "decay", "lrt")
-_SPARE_IDS = 10_000
-_MANY_ROWS = 1000
-"""From this many log rows on, day numbers come from a table of the study days' starts."""
 _DECAY_INDEX = 20
 _DEFAULT_DECAY = 0.1542
 
@@ -93,38 +80,42 @@ def carriers(
 ) -> Carriers:
     """Which mirror card carries each schedule (the lowest-rank note's card), and which share
     its suspension (a computed card's other baked variants)."""
-    wanted = {(ref.deck_id, ref.card_id): ref for ref in refs}
+    wanted: dict[tuple[str, str], list[ScheduleRef]] = {}
+    for ref in refs:  # a card's schedules (its directions, its cloze deletions) share its notes
+        wanted.setdefault((ref.deck_id, ref.card_id), []).append(ref)
     held = state.notes_of_cards(wanted)
-    guids = [note.guid for notes in held.values() for note in notes]
-    by_note: dict[str, list[RemoteCard]] = {}
-    for card in cards_of(mirror.db, models, guids):
-        by_note.setdefault(card.guid, []).append(card)
+    by_note = _cards_by_note(mirror, models, [note for notes in held.values() for note in notes])
     carrier: dict[ScheduleRef, RemoteCard] = {}
     siblings: dict[ScheduleRef, list[RemoteCard]] = {}
     for pair, notes in held.items():
-        ref = wanted[pair]
-        for note in notes:
-            found = next((c for c in by_note.get(note.guid, ()) if c.ord == ref.ordinal - 1), None)
-            if found is None:
-                continue
-            if ref not in carrier:
-                carrier[ref] = found
-            else:
-                siblings.setdefault(ref, []).append(found)
+        for ref in wanted[pair]:
+            for note in notes:
+                found = next(
+                    (c for c in by_note.get(note.guid, ()) if c.ord == ref.ordinal - 1), None
+                )
+                if found is None:
+                    continue
+                if ref not in carrier:
+                    carrier[ref] = found
+                else:
+                    siblings.setdefault(ref, []).append(found)
     return Carriers(carrier, siblings)
 
 
-def mirror_days(session: StudySession, mirror: Mirror) -> AnkiDays:
-    """The session's study days numbered as the mirror numbers its own."""
-    now = session.now()
-    _, end = session.day_bounds(now)
-    return AnkiDays(
-        crt=int(mirror.col.crt),
-        today=session.study_day(now),
-        tomorrow_at=end,
-        study_day=session.study_day,
-        offset=mirror.today,
-    )
+def _cards_by_note(
+    mirror: Mirror, models: Sequence[int], notes: Sequence[HeldNote]
+) -> dict[str, list[RemoteCard]]:
+    """The mirror's cards of these notes by GUID: through the note id studykit imported each
+    as, while that note still has its GUID (Anki has no index on GUIDs), else by GUID."""
+    by_note: dict[str, list[RemoteCard]] = {}
+    guid_of = {note.nid: note.guid for note in notes if note.nid is not None}
+    for card in cards_of_nids(mirror.db, models, list(guid_of)):
+        if guid_of[card.nid] == card.guid:
+            by_note.setdefault(card.guid, []).append(card)
+    rest = [note.guid for note in notes if note.guid not in by_note]
+    for card in cards_of(mirror.db, models, rest) if rest else ():
+        by_note.setdefault(card.guid, []).append(card)
+    return by_note
 
 
 def _options(session: StudySession, deck_id: str) -> tuple[int, int, float, float]:
@@ -163,13 +154,16 @@ def _target(
     card: RemoteCard,
     days: AnkiDays,
     options: dict[str, tuple[int, int, float, float]],
+    *,
+    now: datetime,
+    old: JsonObject,
 ) -> tuple[int, int, int, int, int, int, int, int, JsonObject]:
-    """The card row's schedule columns for `state` (data as a dict, other keys kept)."""
-    now = session.now()
+    """The card row's schedule columns for `state` (data as a dict, `old`'s other keys kept;
+    `old` is the card's data, parsed)."""
     if state.deck_id not in options:
         options[state.deck_id] = _options(session, state.deck_id)
     learning, relearning, retention, decay = options[state.deck_id]
-    data = {k: v for k, v in _data(card.data).items() if k not in _MEMORY_KEYS}
+    data = {k: v for k, v in old.items() if k not in _MEMORY_KEYS}
     columns: CardColumns | None = card_columns(
         state,
         days,
@@ -205,7 +199,9 @@ def _target(
     )
 
 
-def _current(card: RemoteCard) -> tuple[int, int, int, int, int, int, int, int, JsonObject]:
+def _current(
+    card: RemoteCard, data: JsonObject
+) -> tuple[int, int, int, int, int, int, int, int, JsonObject]:
     return (
         card.type,
         card.queue,
@@ -215,7 +211,7 @@ def _current(card: RemoteCard) -> tuple[int, int, int, int, int, int, int, int, 
         card.reps,
         card.lapses,
         card.left,
-        _data(card.data),
+        data,
     )
 
 
@@ -228,17 +224,6 @@ def _shown_queue(card: RemoteCard) -> int:
     if card.type in (CARD_LEARN, CARD_RELEARN) and card.due < 1_000_000_000:
         return QUEUE_DAY_LEARN
     return QUEUE_LEARN
-
-
-def _free_ids(wanted: Sequence[int], taken: set[int]) -> list[int]:
-    """Each wanted id, moved on past every id in `taken` (which grows)."""
-    out = []
-    for row_id in wanted:
-        while row_id in taken:
-            row_id += 1
-        taken.add(row_id)
-        out.append(row_id)
-    return out
 
 
 def push(
@@ -265,7 +250,7 @@ def push(
     placed = carriers(mirror, state, models, refs.values())
     cid = {key: placed.carrier[ref].id for key, ref in refs.items() if ref in placed.carrier}
     updates: list[tuple[Any, ...]] = []
-    now = int(time.time())
+    now, at = int(time.time()), session.now()
     options: dict[str, tuple[int, int, float, float]] = {}
     for key, card_state in unsent.items():
         ref = refs[key]
@@ -275,8 +260,9 @@ def push(
         if card.odid:
             result.filtered += 1
             continue
-        target = _target(session, card_state, card, days, options)
-        if target != _current(card):
+        data = _data(card.data)
+        target = _target(session, card_state, card, days, options, now=at, old=data)
+        if target != _current(card, data):
             updates.append(
                 (*target[:8], json.dumps(target[8], separators=(",", ":")), now, card.id)
             )
@@ -303,8 +289,8 @@ def push(
                 )
             result.hidden[sibling.id] = queue
         result.sent.append(card_state)
-    revlog, links, forget_links = _new_rows(session, mirror, days, answers, forgets, cid)
-    revlog += _missing_rows(session, mirror, days, full, cid)
+    revlog, links, forget_links = new_rows(session, mirror, days, answers, forgets, cid)
+    revlog += missing_rows(session, mirror, days, full, cid)
     if links or forget_links:
         store.set_anki_ids(links, forget_links)  # before the mirror has them: see above
     if say is not None and (updates or revlog):
@@ -329,115 +315,3 @@ def push(
     if updates or revlog:
         mirror.db.transact(write)
     return result
-
-
-class _DayNumbers:
-    """`AnkiDays.day` of many instants (epoch µs), by bisecting the study days' starts."""
-
-    def __init__(self, session: StudySession, days: AnkiDays, low_us: int, high_us: int) -> None:
-        start, end = session.day_bounds(from_us(low_us))
-        self.first = days.day(start)
-        self.starts = [to_us(start)]
-        while to_us(end) <= high_us:
-            self.starts.append(to_us(end))
-            end = session.day_bounds(end)[1]
-
-    def __call__(self, us: int) -> int:
-        return self.first + bisect.bisect_right(self.starts, us) - 1
-
-
-def _revlog_row(
-    anki_id: int, cid: int, row: LogRow, day_of: Callable[[int], int]
-) -> tuple[Any, ...]:
-    before = Snapshot(row.before_state, row.before_due_us, row.before_last_us)
-    after = Snapshot(row.after_state, row.after_due_us, row.after_last_us, row.after_difficulty)
-    return (anki_id, cid, *revlog_fields(row.rating, row.duration_ms, before, after, day_of))
-
-
-def _day_numbers(
-    session: StudySession, days: AnkiDays, rows: Sequence[LogRow]
-) -> Callable[[int], int]:
-    if len(rows) < _MANY_ROWS:
-        return lambda us: days.day(from_us(us))
-    times = [
-        t
-        for r in rows
-        for t in (r.before_due_us, r.before_last_us, r.after_due_us, r.after_last_us)
-        if t is not None
-    ]
-    if not times:
-        return lambda us: days.day(from_us(us))
-    return _DayNumbers(session, days, min(times), max(times))
-
-
-def _new_rows(
-    session: StudySession,
-    mirror: Mirror,
-    days: AnkiDays,
-    answers: Sequence[LogRow],
-    forgets: Sequence[Forget],
-    cid: Mapping[int, int],
-) -> tuple[list[tuple[Any, ...]], list[tuple[int, int]], list[tuple[int, int]]]:
-    """Revlog rows for answers and forgets without an Anki id, and the ids they get."""
-    answers = [a for a in answers if a.key in cid]
-    forgets = [f for f in forgets if f.key in cid]
-    wanted = [a.reviewed_at_us // 1000 for a in answers]
-    wanted += [math.floor(f.forgotten_at.timestamp() * 1000) for f in forgets]
-    if not wanted:
-        return [], [], []
-    # Every id in use between the first wanted and where the last could be moved to: in the
-    # mirror (its other decks too) and in the study database (rows not synced back yet).
-    low, high = min(wanted), max(wanted) + len(wanted) + _SPARE_IDS
-    taken = revlog_ids_between(mirror.db, low, high) | session.store.anki_ids_between(low, high)
-    ids = _free_ids(wanted, taken)
-    if ids and max(ids) > high:
-        raise SyncFailed("the mirror's revlog has no free ids near these answers' times")
-    day_of = _day_numbers(session, days, answers)
-    rows = [
-        _revlog_row(anki_id, cid[answer.key], answer, day_of)
-        for answer, anki_id in zip(answers, ids, strict=False)
-    ]
-    links = [(answer.id, anki_id) for answer, anki_id in zip(answers, ids, strict=False)]
-    forget_links: list[tuple[int, int]] = []
-    for forget, anki_id in zip(forgets, ids[len(answers) :], strict=True):
-        rows.append(_forget_row(anki_id, cid[forget.key], forget, days))
-        forget_links.append((forget.id, anki_id))
-    return rows, links, forget_links
-
-
-def _forget_row(anki_id: int, cid: int, forget: Forget, days: AnkiDays) -> tuple[Any, ...]:
-    """A forget as Anki logs a reset: a manual row, ease 0, with the interval it ended."""
-    before = forget.before
-    last_ivl = 0
-    if before.due is not None and before.last_review is not None:
-        last_ivl = max(0, days.day(before.due) - days.day(before.last_review))
-    return (anki_id, cid, 0, 0, last_ivl, 0, 0, REVLOG_MANUAL)
-
-
-def _missing_rows(
-    session: StudySession,
-    mirror: Mirror,
-    days: AnkiDays,
-    keys: Sequence[int],
-    cid: Mapping[int, int],
-) -> list[tuple[Any, ...]]:
-    """Rows of these cards that went out once but are not in the mirror now."""
-    keys = [key for key in keys if key in cid]
-    if not keys:
-        return []
-    store = session.store
-    sent = store.sent_log(keys)
-    gone_forgets = store.sent_forgets(keys)
-    present = revlog_ids(
-        mirror.db,
-        [r.anki_revlog_id for r in sent if r.anki_revlog_id] + [i for i, _ in gone_forgets],
-    )
-    lost = [r for r in sent if r.anki_revlog_id is not None and r.anki_revlog_id not in present]
-    day_of = _day_numbers(session, days, lost)
-    rows = [_revlog_row(r.anki_revlog_id or 0, cid[r.key], r, day_of) for r in lost]
-    rows += [
-        _forget_row(anki_id, cid[forget.key], forget, days)
-        for anki_id, forget in gone_forgets
-        if anki_id not in present
-    ]
-    return rows

@@ -21,6 +21,7 @@ __all__ = [
     "RemoteNote",
     "RemoteRow",
     "cards_of",
+    "cards_of_nids",
     "changed_cards",
     "changed_notes",
     "deleted_note_ids",
@@ -167,6 +168,22 @@ def cards_of(db: DBProxy, models: Sequence[int], guids: Sequence[str]) -> list[R
         rows = db.all(
             f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "
             f"WHERE n.guid IN ({_marks(chunk)}) AND n.mid IN ({_marks(models)})",
+            *chunk,
+            *models,
+        )
+        found += [RemoteCard(*row) for row in rows]
+    return found
+
+
+def cards_of_nids(db: DBProxy, models: Sequence[int], nids: Sequence[int]) -> list[RemoteCard]:
+    """Every card of the notes with these ids (ours only): found through Anki's index."""
+    found: list[RemoteCard] = []
+    if not models:
+        return found
+    for chunk in _chunks(list(nids)):
+        rows = db.all(
+            f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "
+            f"WHERE c.nid IN ({_marks(chunk)}) AND n.mid IN ({_marks(models)})",
             *chunk,
             *models,
         )
