@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from anki.cards import CardId
 from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 from click.testing import CliRunner
@@ -23,6 +23,9 @@ from studykit.study.session import Rating, StudySession
 from tests.anki_backend import database
 from tests.conftest import FakeClock
 from tests.unit.test_export_anki import DECK, write_root
+
+if TYPE_CHECKING:  # anki.cards imported before anki.collection is a circular import in anki
+    from anki.cards import CardId
 
 IF_NEWER = ImportAnkiPackageUpdateCondition.IMPORT_ANKI_PACKAGE_UPDATE_CONDITION_IF_NEWER
 RETENTION_DECK = DECK.replace("tags: [demo]\n", "tags: [demo]\ndesired_retention: 0.85\n")
