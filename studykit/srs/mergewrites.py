@@ -23,7 +23,7 @@ from studykit.srs.records import (
     opt_to_us,
     to_us,
 )
-from studykit.srs.writes import SELECT_STATE
+from studykit.srs.writes import SELECT_STATE, insert_log, log_row, state_number
 
 __all__ = ["CardFacts", "CardLog", "MergeWrites"]
 
@@ -75,10 +75,6 @@ def _marks(values: Sequence[object]) -> str:
 def _by_card_and_time(row: Sequence[Any]) -> tuple[Any, ...]:
     """(key, reviewed_at_us, id) of a (key, id, reviewed_at_us, ...) row."""
     return (row[0], row[2], row[1])
-
-
-def _state_number(state: CardState) -> int | None:
-    return None if state.state is None else int(state.state)
 
 
 class MergeWrites:
@@ -181,23 +177,8 @@ class MergeWrites:
         anki_revlog_id: int | None,
     ) -> None:
         """A row answered elsewhere."""
-        self._answers.append(
-            (
-                after.key,
-                after.deck_id,
-                after.card_id,
-                after.ordinal,
-                int(rating),
-                to_us(reviewed_at),
-                max(0, int(duration_ms)),
-                _state_number(before),
-                _state_number(after),
-                before.to_json(),
-                after.to_json(),
-                source,
-                anki_revlog_id,
-            )
-        )
+        row = log_row(before, after, rating, reviewed_at, duration_ms)
+        self._answers.append((*row, source, anki_revlog_id))
 
     def add_forget(self, before: CardState, *, at: datetime, anki_revlog_id: int) -> None:
         """A forget made in Anki."""
@@ -217,8 +198,8 @@ class MergeWrites:
         """A logged row's state before and after, as the merged log has them now."""
         self._snapshots.append(
             (
-                _state_number(before),
-                _state_number(after),
+                state_number(before),
+                state_number(after),
                 before.to_json(),
                 after.to_json(),
                 answer_id,
@@ -250,12 +231,7 @@ class MergeWrites:
                 "VALUES (?, ?, ?, ?, ?)",
                 self._seen,
             ),
-            (
-                "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
-                "duration_ms, state_before, state_after, before_json, after_json, source, "
-                "anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                self._answers,
-            ),
+            (insert_log("source", "anki_revlog_id"), self._answers),
             (
                 "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, "
                 "before_json, anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?)",

@@ -30,9 +30,11 @@ from studykit.srs.shapes import MemoryModel
 from studykit.srs.writes import (
     SELECT_STATE,
     UPSERT_STATE,
+    insert_log,
     keep_seen,
     log_answer,
     log_forget,
+    log_row,
     state_in,
 )
 
@@ -168,23 +170,9 @@ class Store(AnkiLinks):
             if before is not None:  # keep flags such as suspended
                 state = replace(state, suspended=before.suspended, leech=before.leech)
             conn.execute(UPSERT_STATE, state.to_row())
-            conn.execute(
-                "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
-                "duration_ms, state_before, state_after, before_json, after_json, source) "
-                "VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?, ?, ?)",
-                (
-                    state.key,
-                    state.deck_id,
-                    state.card_id,
-                    state.ordinal,
-                    int(Rating.Good),
-                    to_us(reviewed_at),
-                    int(imported_as),
-                    (before or replace(state.as_new(), suspended=False)).to_json(),
-                    state.to_json(),
-                    source,
-                ),
-            )
+            new = before or replace(state.as_new(), suspended=False)  # never answered here
+            row = log_row(new, state, Rating.Good, reviewed_at, 0)
+            conn.execute(insert_log("source"), (*row, source))
         return True
 
     def last_answer(self) -> Answer | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from datetime import datetime
+from typing import Any
 
 from fsrs import Rating
 
@@ -14,12 +15,61 @@ UPSERT_STATE = (
     f"VALUES ({', '.join('?' for _ in STATE_COLUMNS)})"
 )
 SELECT_STATE = f"SELECT {', '.join(STATE_COLUMNS)} FROM card_state"
+LOGGED_COLUMNS = (
+    "key",
+    "deck_id",
+    "card_id",
+    "ordinal",
+    "rating",
+    "reviewed_at_us",
+    "duration_ms",
+    "state_before",
+    "state_after",
+    "before_json",
+    "after_json",
+)
+"""What every review-log row holds (`log_row`); an answer adds where it was given."""
+
+
+def insert_log(*more: str) -> str:
+    """The INSERT of a review-log row: `LOGGED_COLUMNS`, then `more`."""
+    columns = (*LOGGED_COLUMNS, *more)
+    return (
+        f"INSERT INTO review_log ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+    )
+
+
+def state_number(state: CardState) -> int | None:
+    """The fsrs state as the log stores it (None while new)."""
+    return None if state.state is None else int(state.state)
+
+
+def log_row(
+    before: CardState, after: CardState, rating: Rating, reviewed_at: datetime, duration_ms: int
+) -> tuple[Any, ...]:
+    """An answer's values in `LOGGED_COLUMNS` order."""
+    return (
+        after.key,
+        after.deck_id,
+        after.card_id,
+        after.ordinal,
+        int(rating),
+        to_us(reviewed_at),
+        max(0, int(duration_ms)),
+        state_number(before),
+        state_number(after),
+        before.to_json(),
+        after.to_json(),
+    )
 
 
 def state_in(conn: sqlite3.Connection, fresh: CardState) -> CardState:
     """The stored state of `fresh`'s card, read on `conn` (`fresh` when it has none)."""
     rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (fresh.key,)).fetchall()
     return CardState.from_row(rows[0]) if rows else fresh
+
+
+_INSERT_ANSWER = insert_log("variant_seed")
 
 
 def log_answer(
@@ -38,23 +88,7 @@ def log_answer(
         raise ValueError("an answered card cannot be new")
     conn.execute(UPSERT_STATE, after.to_row())
     cursor = conn.execute(
-        "INSERT INTO review_log (key, deck_id, card_id, ordinal, rating, reviewed_at_us, "
-        "duration_ms, state_before, state_after, before_json, after_json, variant_seed) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            after.key,
-            after.deck_id,
-            after.card_id,
-            after.ordinal,
-            int(rating),
-            to_us(reviewed_at),
-            max(0, int(duration_ms)),
-            None if before.state is None else int(before.state),
-            int(after.state),
-            before.to_json(),
-            after.to_json(),
-            variant_seed,
-        ),
+        _INSERT_ANSWER, (*log_row(before, after, rating, reviewed_at, duration_ms), variant_seed)
     )
     assert cursor.lastrowid is not None
     return cursor.lastrowid

@@ -164,26 +164,23 @@ def cards_of(db: DBProxy, models: Sequence[int], guids: Sequence[str]) -> list[R
             *models,
         )
         return [card for card in (RemoteCard(*row) for row in rows) if card.guid in wanted]
-    for chunk in _chunks(list(guids)):
-        rows = db.all(
-            f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "
-            f"WHERE n.guid IN ({_marks(chunk)}) AND n.mid IN ({_marks(models)})",
-            *chunk,
-            *models,
-        )
-        found += [RemoteCard(*row) for row in rows]
-    return found
+    return _cards_where(db, models, "n.guid", guids)
 
 
 def cards_of_nids(db: DBProxy, models: Sequence[int], nids: Sequence[int]) -> list[RemoteCard]:
     """Every card of the notes with these ids (ours only): found through Anki's index."""
+    return _cards_where(db, models, "c.nid", nids) if models else []
+
+
+def _cards_where(
+    db: DBProxy, models: Sequence[int], column: str, values: Sequence[str] | Sequence[int]
+) -> list[RemoteCard]:
+    """Our cards whose `column` is one of `values`, a chunk of them per query."""
     found: list[RemoteCard] = []
-    if not models:
-        return found
-    for chunk in _chunks(list(nids)):
+    for chunk in _chunks(list(values)):
         rows = db.all(
             f"SELECT {_CARD_COLUMNS} FROM cards c JOIN notes n ON n.id = c.nid "
-            f"WHERE c.nid IN ({_marks(chunk)}) AND n.mid IN ({_marks(models)})",
+            f"WHERE {column} IN ({_marks(chunk)}) AND n.mid IN ({_marks(models)})",
             *chunk,
             *models,
         )
