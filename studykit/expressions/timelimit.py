@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TypeVar
 
 from studykit.expressions.errors import ExpressionTimeout
@@ -17,7 +20,9 @@ class _TimeUp(BaseException):
     """Raised inside the worker by the watchdog; BaseException so sympy's handlers let it pass."""
 
 
-_watch = threading.local()
+_nesting = threading.local()
+# While the watched thread is inside an import, look again this often.
+IMPORT_RECHECK_S = 0.02
 
 
 def _raise_in_thread(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -37,6 +42,69 @@ def _importing(thread_id: int) -> bool:
     return False
 
 
+@dataclass(eq=False)
+class _Watch:
+    """One running call: the thread to interrupt and when."""
+
+    target: int
+    deadline: float
+    fired: bool = False
+
+
+class _Watchdog:
+    """One daemon thread that watches every running call (a thread per call cost about half a
+    millisecond to start, and a check makes thousands of calls)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._watches: set[_Watch] = set()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, seconds: float) -> _Watch:
+        watch = _Watch(threading.get_ident(), time.monotonic() + seconds)
+        with self._changed:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="studykit-expression-watchdog", daemon=True
+                )
+                self._thread.start()
+            self._watches.add(watch)
+            self._changed.notify()
+        return watch
+
+    def release(self, watch: _Watch) -> None:
+        """The call is over: it is never interrupted after this returns."""
+        with self._changed:
+            self._watches.discard(watch)
+            if watch.fired:
+                _raise_in_thread(watch.target, None)  # the call outran a pending interruption
+
+    def forget_after_fork(self) -> None:
+        """A forked child has none of its parent's threads, nor their calls."""
+        self._changed = threading.Condition()
+        self._watches = set()
+        self._thread = None
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                for watch in [w for w in self._watches if w.deadline <= now]:
+                    if _importing(watch.target):
+                        watch.deadline = now + IMPORT_RECHECK_S
+                        continue
+                    watch.fired = True
+                    self._watches.discard(watch)
+                    _raise_in_thread(watch.target, _TimeUp)
+                soonest = min((w.deadline for w in self._watches), default=None)
+                self._changed.wait(None if soonest is None else max(soonest - now, 0.0))
+
+
+_WATCHDOG = _Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_WATCHDOG.forget_after_fork)
+
+
 def with_time_limit(seconds: float, fn: Callable[[], T], *, what: str = "evaluation") -> T:
     """Run `fn` in this thread; past `seconds`, interrupt it and raise ExpressionTimeout.
 
@@ -47,44 +115,16 @@ def with_time_limit(seconds: float, fn: Callable[[], T], *, what: str = "evaluat
     why exact numbers are bounded before they are built. Nested calls run under the outermost
     limit.
     """
-    if getattr(_watch, "active", False):
+    if getattr(_nesting, "active", False):
         return fn()
-    target = threading.get_ident()
-    lock = threading.Lock()
-    finished = threading.Event()
-    state = {"running": True, "fired": False}
-
-    def watch() -> None:
-        if finished.wait(seconds):
-            return
-        while True:
-            with lock:
-                if not state["running"]:
-                    return
-                if not _importing(target):
-                    state["fired"] = True
-                    _raise_in_thread(target, _TimeUp)
-                    return
-            if finished.wait(0.02):
-                return
-
-    watchdog = threading.Thread(target=watch, name="studykit-expression-watchdog", daemon=True)
-    _watch.active = True
+    _nesting.active = True
     try:
+        watch = _WATCHDOG.watch(seconds)
         try:
-            watchdog.start()
             return fn()
         finally:
-            with lock:
-                state["running"] = False
-                if state["fired"]:
-                    _raise_in_thread(target, None)  # fn outran a pending interruption
-            finished.set()
-            _watch.active = False
+            _WATCHDOG.release(watch)
     except _TimeUp:
-        _watch.active = False
-        finished.set()
         raise ExpressionTimeout(f"{what} took too long (limit {seconds:g} s)") from None
-
-
-# ---------------------------------------------------------------------------------------------
+    finally:
+        _nesting.active = False

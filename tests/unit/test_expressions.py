@@ -555,6 +555,59 @@ def test_with_time_limit_leaves_nothing_pending_after_near_misses() -> None:
     assert with_time_limit(5.0, work) == sum(range(5_000))
 
 
+def test_calls_in_two_threads_at_once_each_keep_their_own_limit() -> None:
+    """One watchdog serves every thread: a short limit in one thread interrupts only that one."""
+
+    def spin_for(seconds: float) -> str:
+        stop = time.monotonic() + seconds
+        while time.monotonic() < stop:
+            pass
+        return "finished"
+
+    outcomes: dict[str, Any] = {}
+
+    def limited(name: str, limit: float, work: float) -> None:
+        outcomes[name] = finishes(lambda: with_time_limit(limit, lambda: spin_for(work)))
+
+    threads = [
+        threading.Thread(target=limited, args=("short", 0.2, HANG_GUARD_S)),
+        threading.Thread(target=limited, args=("long", 10.0, 0.6)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(HANG_GUARD_S)
+    assert isinstance(outcomes["short"], ExpressionTimeout)
+    assert outcomes["long"] == "finished"
+
+
+def test_a_forked_child_is_still_interrupted() -> None:
+    """A child forked after a limited call (the experiment server forks) has no watchdog thread
+    of its parent's; its own calls are still cut off at their limit."""
+    code = (
+        "import os, sys, time\n"
+        "from studykit.expressions import ExpressionTimeout, with_time_limit\n"
+        "with_time_limit(1.0, lambda: 1)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    def spin():\n"
+        "        stop = time.monotonic() + 20\n"
+        "        while time.monotonic() < stop:\n"
+        "            pass\n"
+        "    try:\n"
+        "        with_time_limit(0.2, spin)\n"
+        "    except ExpressionTimeout:\n"
+        "        os._exit(0)\n"
+        "    os._exit(1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "sys.exit(os.waitstatus_to_exitcode(status))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG_GUARD_S
+    )
+    assert result.returncode == 0, result.stderr
+
+
 def test_importing_the_module_does_not_import_sympy() -> None:
     code = "import sys, studykit.expressions; print('sympy' in sys.modules)"
     result = subprocess.run(
