@@ -220,6 +220,32 @@ class Report:
             f"{len(self.problems)} problem{'' if len(self.problems) == 1 else 's'}"
         )
 
+    def text_lines(
+        self, *, verbose: bool = False, ran_experiments: bool = False, limit: int | None = None
+    ) -> list[str]:
+        """The report as `studykit check` prints it: problems (at most `limit`, then how many
+        more), skipped equations when verbose, warnings, the evidence and numbers lines, and the
+        summary."""
+        shown = self.problems if limit is None else self.problems[:limit]
+        lines = [str(problem) for problem in shown]
+        if len(self.problems) > len(shown):
+            hidden = len(self.problems) - len(shown)
+            lines.append(f"… and {hidden} more (run `studykit check` for all of them)")
+        if verbose:
+            lines += [str(skipped) for skipped in self.skipped_equations]
+            categories = self.skip_categories()
+            if categories:
+                counts = ", ".join(f"{name} {count}" for name, count in categories.items())
+                lines.append(f"skipped by category: {counts}")
+        lines += [f"warning: {warning}" for warning in self.warnings]
+        if self.experiments is not None and self.experiments.note:
+            lines.append(f"experiments: {self.experiments.note}")
+        evidence = self.evidence_line(ran_experiments=ran_experiments)
+        if evidence is not None:
+            lines.append(evidence)
+        lines += [self.numbers_line(), self.summary()]
+        return lines
+
     def to_json(self, *, verbose: bool = False) -> JsonObject:
         counts = self.equations
         document: JsonObject = {

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studykit.checking.findings import Report
 from studykit.checking.runner import FOLDERS, run_check, scopes
 from studykit.core.errors import StudykitError
 
@@ -110,18 +109,6 @@ def _shown(path: str) -> str:
         return path
 
 
-def report_lines(report: Report, *, limit: int = MAX_SHOWN) -> list[str]:
-    """The problems (at most `limit` lines, then how many more) and the summary line."""
-    lines = [str(problem) for problem in report.problems[:limit]]
-    hidden = len(report.problems) - limit
-    if hidden > 0:
-        lines.append(f"… and {hidden} more (run `studykit check` for all of them)")
-    if report.experiments is not None and report.experiments.note:
-        lines.append(f"experiments: {report.experiments.note}")
-    lines.append(report.summary())
-    return lines
-
-
 def _changed_line(changed: Sequence[str]) -> str:
     names = sorted({_shown(path) for path in changed})
     shown = ", ".join(names[:MAX_NAMED])
@@ -143,7 +130,7 @@ def _check_and_print(paths: Sequence[Path], default_root: Path, how: _How, why: 
     except (StudykitError, OSError) as error:
         how.echo(f"studykit: error: {error}")
         return
-    for line in report_lines(report):
+    for line in report.text_lines(ran_experiments=how.run_experiments, limit=MAX_SHOWN):
         how.echo(line)
 
 

@@ -107,24 +107,8 @@ def check(
     if as_json:
         click.echo(json_text(report.to_json(verbose=verbose)))
     else:
-        for problem in report.problems:
-            click.echo(str(problem))
-        if verbose:
-            for skipped in report.skipped_equations:
-                click.echo(str(skipped))
-            categories = report.skip_categories()
-            if categories:
-                counts = ", ".join(f"{name} {count}" for name, count in categories.items())
-                click.echo(f"skipped by category: {counts}")
-        for warning in report.warnings:
-            click.echo(f"warning: {warning}")
-        if report.experiments is not None and report.experiments.note:
-            click.echo(f"experiments: {report.experiments.note}")
-        evidence = report.evidence_line(ran_experiments=run_experiments)
-        if evidence is not None:
-            click.echo(evidence)
-        click.echo(report.numbers_line())
-        click.echo(report.summary())
+        for line in report.text_lines(verbose=verbose, ran_experiments=run_experiments):
+            click.echo(line)
     raise SystemExit(report.exit_code)
 
 

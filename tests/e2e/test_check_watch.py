@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.checking.findings import Problem, Report
-from studykit.checking.watch import MAX_SHOWN, is_watched, report_lines, watch_check
+from studykit.checking.watch import MAX_SHOWN, is_watched, watch_check
 from studykit.cli import cli
 from tests.unit.test_check_definitions import write_root
 
@@ -165,10 +165,10 @@ def test_only_visible_yaml_files_are_watched(path: str, watched: bool) -> None:
 def test_a_long_report_is_cut_to_a_bounded_number_of_lines() -> None:
     problem = Problem("decks/x.yaml", 3, 5, "load", None, "bad")
     report = Report(problems=[problem] * (MAX_SHOWN + 7))
-    lines = report_lines(report)
-    assert len(lines) == MAX_SHOWN + 2
-    assert lines[-2].startswith("… and 7 more")
-    assert lines[-1] == report.summary()
+    lines = report.text_lines(limit=MAX_SHOWN)
+    assert len(lines) == MAX_SHOWN + 3
+    assert lines[MAX_SHOWN].startswith("… and 7 more")
+    assert lines[-2:] == [report.numbers_line(), report.summary()]
 
 
 GOOD = "id: solo\nname: Solo\ncards:\n  - id: a\n    front: Q?\n    back: A.\n"

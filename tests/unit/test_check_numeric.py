@@ -16,7 +16,7 @@ from studykit.checking import run_check
 from studykit.checking.equations import check_text
 from studykit.checking.findings import Report
 from studykit.checking.skips import SkipCategory, classify
-from tests.unit.test_check import ROOT, studykit
+from tests.unit.test_check import ROOT
 
 pytest.importorskip("torch")
 
@@ -199,10 +199,10 @@ def test_a_cell_state_gradient_is_the_forget_gate_to_the_steps() -> None:
     assert found[1].verdict == "wrong" and "f = 0.5, 50 steps" in found[1].reason
 
 
-def test_verbose_text_names_each_skips_category() -> None:
-    result = studykit("check", "--verbose")
-    assert result.returncode == 0, result.stdout + result.stderr
-    lines = result.stdout.splitlines()
+def test_verbose_text_names_each_skips_category(bundled_report: Report) -> None:
+    """`check --verbose` of the bundled content (its text, from the suite's one check of it)."""
+    assert bundled_report.exit_code == 0
+    lines = bundled_report.text_lines(verbose=True)
     skipped = [line for line in lines if "skipped equation" in line]
     assert skipped and all("] `" in line for line in skipped)
     assert not any("[unclassified]" in line for line in skipped)

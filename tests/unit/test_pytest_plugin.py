@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from studykit.checking import run_check
+from studykit.checking.findings import Report
 from studykit.experiments.installed import torch_installed
 from tests.conftest import seed_records
 
@@ -105,8 +106,10 @@ def author_repository(pytester: pytest.Pytester, source: Path = ROOT) -> Path:
 
 @pytest.mark.usefixtures("recorded")
 def test_planted_mistakes_fail_their_items_with_what_check_prints(
-    pytester: pytest.Pytester,
+    bundled_report: Report, pytester: pytest.Pytester
 ) -> None:
+    """`bundled_report`, a session fixture, imports what a check imports before pytester takes
+    its snapshot of sys.modules, so the check in this test imports nothing for the first time."""
     root = author_repository(pytester)
     claim = 'expr: "32*512"\n        equals: "16384"'
     plant(root, NOTE, claim, claim.replace("16384", "16385"))
@@ -134,10 +137,12 @@ def test_planted_mistakes_fail_their_items_with_what_check_prints(
     assert verdicts["tests/test_plain.py::test_plain"] == "PASSED"
     assert verdicts[f"{NOTE}::claim:idle-cores"] == "PASSED"
     assert not any("broken" in nodeid for nodeid in verdicts)  # a fixture, not content
-    # Each failure reads as `studykit check` prints it, at file:line.
-    check = pytester.run(sys.executable, "-m", "studykit", "check", str(root))
-    assert check.ret == 1
-    printed = [line for line in check.outlines if line.startswith(("content", "decks"))]
+    # Each failure reads as `studykit check` prints it, at file:line (the same recorded runs).
+    before = set(sys.modules)
+    check = run_check([], root, recorded=root / "data" / "cache")
+    assert set(sys.modules) <= before, sorted(set(sys.modules) - before)
+    assert check.exit_code == 1
+    printed = [line for line in check.text_lines() if line.startswith(("content", "decks"))]
     assert len(printed) == 5
     assert [line for line in result.outlines if line in printed] == printed
     assert any(

@@ -6,7 +6,7 @@ from typing import ClassVar
 
 from textual import events
 from textual.screen import Screen
-from textual.widgets import Button
+from textual.widgets import Button, Input
 
 from studykit.study.flow import QuizFlow, StudyFlow
 from studykit.study.session import StudyCard
@@ -36,8 +36,9 @@ class AnsweringScreen(GuardedHandlers, LoudWorkers, Screen[None]):
 
     def _typing(self) -> bool:
         """True while the answer box has focus (False before the screen is composed)."""
-        panels = self.query(AnswerPanel)
-        return bool(panels) and panels.first().typing
+        # From the focus, not a query: every binding's check_action asks, on every refresh.
+        focused = self.focused
+        return isinstance(focused, Input) and isinstance(focused.parent, AnswerPanel)
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         self.refresh_bindings()

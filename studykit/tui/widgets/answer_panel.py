@@ -95,9 +95,9 @@ class AnswerPanel(GuardedHandlers, LoudWorkers, Vertical):
     @property
     def typing(self) -> bool:
         """True while the answer box has focus (printable keys go into it)."""
-        boxes = self.query("#answer-input").results(Input)
-        box = next(boxes, None)
-        return box is not None and box.has_focus
+        # From the focus, not a query: the footer asks on every refresh of the bindings.
+        focused = self.screen.focused if self.is_attached else None
+        return isinstance(focused, Input) and focused.parent is self
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave":
