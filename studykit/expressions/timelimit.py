@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import ctypes
+import heapq
+import itertools
 import os
+import queue
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from studykit.expressions.errors import ExpressionTimeout
@@ -44,60 +47,83 @@ def _importing(thread_id: int) -> bool:
 
 @dataclass(eq=False)
 class _Watch:
-    """One running call: the thread to interrupt and when."""
+    """One running call: the thread to interrupt, when, and whether it still runs."""
 
     target: int
     deadline: float
+    # A C lock: acquiring it in `with` runs no Python code in which an interruption could land
+    # between the acquire and the block (it would leave the lock held).
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    running: bool = True
     fired: bool = False
 
 
 class _Watchdog:
     """One daemon thread that watches every running call (a thread per call cost about half a
-    millisecond to start, and a check makes thousands of calls)."""
+    millisecond to start, and a check makes thousands of calls).
+
+    The watched threads share no lock with each other or the watchdog: an interruption that
+    lands in a thread holding a shared lock would stop every thread. A call hands its watch
+    over a C queue, and the watchdog and the call meet only at that watch's own lock.
+    """
 
     def __init__(self) -> None:
-        self._changed = threading.Condition()
-        self._watches: set[_Watch] = set()
+        self._arrivals: queue.SimpleQueue[_Watch] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()
 
     def watch(self, seconds: float) -> _Watch:
+        if self._thread is None:
+            with self._starting:
+                if self._thread is None:
+                    thread = threading.Thread(
+                        target=self._run,
+                        args=(self._arrivals,),
+                        name="studykit-expression-watchdog",
+                        daemon=True,
+                    )
+                    thread.start()
+                    self._thread = thread
         watch = _Watch(threading.get_ident(), time.monotonic() + seconds)
-        with self._changed:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="studykit-expression-watchdog", daemon=True
-                )
-                self._thread.start()
-            self._watches.add(watch)
-            self._changed.notify()
+        self._arrivals.put(watch)
         return watch
 
-    def release(self, watch: _Watch) -> None:
+    @staticmethod
+    def release(watch: _Watch) -> None:
         """The call is over: it is never interrupted after this returns."""
-        with self._changed:
-            self._watches.discard(watch)
+        with watch.lock:
+            watch.running = False
             if watch.fired:
                 _raise_in_thread(watch.target, None)  # the call outran a pending interruption
 
     def forget_after_fork(self) -> None:
         """A forked child has none of its parent's threads, nor their calls."""
-        self._changed = threading.Condition()
-        self._watches = set()
+        self._arrivals = queue.SimpleQueue()
         self._thread = None
+        self._starting = threading.Lock()
 
-    def _run(self) -> None:
-        with self._changed:
-            while True:
-                now = time.monotonic()
-                for watch in [w for w in self._watches if w.deadline <= now]:
+    @staticmethod
+    def _run(arrivals: queue.SimpleQueue[_Watch]) -> None:
+        due: list[tuple[float, int, _Watch]] = []  # a heap, soonest first
+        order = itertools.count()
+        while True:
+            wait = max(due[0][0] - time.monotonic(), 0.0) if due else None
+            try:
+                watch = arrivals.get(timeout=wait)
+                heapq.heappush(due, (watch.deadline, next(order), watch))
+            except queue.Empty:
+                pass
+            now = time.monotonic()
+            while due and due[0][0] <= now:
+                _, _, watch = heapq.heappop(due)
+                with watch.lock:
+                    if not watch.running:
+                        continue
                     if _importing(watch.target):
-                        watch.deadline = now + IMPORT_RECHECK_S
+                        heapq.heappush(due, (now + IMPORT_RECHECK_S, next(order), watch))
                         continue
                     watch.fired = True
-                    self._watches.discard(watch)
                     _raise_in_thread(watch.target, _TimeUp)
-                soonest = min((w.deadline for w in self._watches), default=None)
-                self._changed.wait(None if soonest is None else max(soonest - now, 0.0))
 
 
 _WATCHDOG = _Watchdog()

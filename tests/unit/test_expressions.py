@@ -581,6 +581,30 @@ def test_calls_in_two_threads_at_once_each_keep_their_own_limit() -> None:
     assert outcomes["long"] == "finished"
 
 
+def test_near_misses_in_several_threads_at_once_never_stop_the_others() -> None:
+    """Interruptions landing in several threads at once, at any point of a call (as a check
+    and the app's grading worker do): every thread finishes, none is left waiting on another."""
+
+    def work() -> int:
+        return sum(range(5_000))
+
+    def near_misses() -> int:
+        for attempt in range(300):
+            with contextlib.suppress(ExpressionTimeout):
+                with_time_limit(0.0001 * (attempt % 7), work)
+        return with_time_limit(5.0, work)
+
+    outcomes: list[Any] = []
+    threads = [
+        threading.Thread(target=lambda: outcomes.append(finishes(near_misses))) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(HANG_GUARD_S + 5)
+    assert outcomes == [sum(range(5_000))] * 4
+
+
 def test_a_forked_child_is_still_interrupted() -> None:
     """A child forked after a limited call (the experiment server forks) has no watchdog thread
     of its parent's; its own calls are still cut off at their limit."""
