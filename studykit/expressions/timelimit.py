@@ -26,6 +26,8 @@ class _TimeUp(BaseException):
 _nesting = threading.local()
 # While the watched thread is inside an import, look again this often.
 IMPORT_RECHECK_S = 0.02
+# Calls that ended wait in the watchdog's heap until their deadline; past this many, they go.
+PRUNE_ABOVE = 1024
 
 
 def _raise_in_thread(thread_id: int, exc: type[BaseException] | None) -> None:
@@ -71,6 +73,7 @@ class _Watchdog:
         self._arrivals: queue.SimpleQueue[_Watch] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._starting = threading.Lock()
+        self.due: list[tuple[float, int, _Watch]] = []  # the watchdog's own, read by tests
 
     def watch(self, seconds: float) -> _Watch:
         if self._thread is None:
@@ -78,7 +81,7 @@ class _Watchdog:
                 if self._thread is None:
                     thread = threading.Thread(
                         target=self._run,
-                        args=(self._arrivals,),
+                        args=(self._arrivals, self.due),
                         name="studykit-expression-watchdog",
                         daemon=True,
                     )
@@ -101,16 +104,20 @@ class _Watchdog:
         self._arrivals = queue.SimpleQueue()
         self._thread = None
         self._starting = threading.Lock()
+        self.due = []
 
     @staticmethod
-    def _run(arrivals: queue.SimpleQueue[_Watch]) -> None:
-        due: list[tuple[float, int, _Watch]] = []  # a heap, soonest first
+    def _run(arrivals: queue.SimpleQueue[_Watch], due: list[tuple[float, int, _Watch]]) -> None:
+        """Fire each watch that comes due while its call runs; `due` is a heap, soonest first."""
         order = itertools.count()
         while True:
             wait = max(due[0][0] - time.monotonic(), 0.0) if due else None
             try:
                 watch = arrivals.get(timeout=wait)
                 heapq.heappush(due, (watch.deadline, next(order), watch))
+                if len(due) > PRUNE_ABOVE:  # calls that ended stay until their deadline
+                    due[:] = [entry for entry in due if entry[2].running]
+                    heapq.heapify(due)
             except queue.Empty:
                 pass
             now = time.monotonic()

@@ -24,6 +24,7 @@ from studykit.expressions import (
     ExpressionError,
     ExpressionTimeout,
     parse,
+    timelimit,
     with_time_limit,
 )
 from studykit.expressions import expression as expression_module
@@ -603,6 +604,19 @@ def test_near_misses_in_several_threads_at_once_never_stop_the_others() -> None:
     for thread in threads:
         thread.join(HANG_GUARD_S + 5)
     assert outcomes == [sum(range(5_000))] * 4
+
+
+def test_calls_that_ended_do_not_pile_up_in_the_watchdog() -> None:
+    """Each call's watch waits for its deadline (5 s for an expression); thousands of quick
+    calls inside that time keep the watchdog's heap bounded."""
+    started = time.monotonic()
+    for _ in range(5 * timelimit.PRUNE_ABOVE):
+        with_time_limit(5.0, lambda: 1)
+    with_time_limit(5.0, lambda: 1)
+    deadline = started + 4.0  # before the first of them comes due and leaves on its own
+    while len(timelimit._WATCHDOG.due) > timelimit.PRUNE_ABOVE + 1:
+        assert time.monotonic() < deadline, len(timelimit._WATCHDOG.due)
+        time.sleep(0.01)
 
 
 def test_a_forked_child_is_still_interrupted() -> None:
