@@ -60,8 +60,10 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def numbered_findings(card: Card, note: Note | None = None) -> Iterator[tuple[str, int, Finding]]:
-    """(field, character index in the rendered side, finding) for each one-item numbered list
+def numbered_findings(
+    card: Card, note: Note | None = None
+) -> Iterator[tuple[str, str, int, Finding]]:
+    """(field, rendered side, character index in it, finding) for each one-item numbered list
     on a card side, its citations rendered first (`{measured:steps}. …` reads `512. …`); a
     citation never spans lines, so the index's line is the written one."""
     for field, written in (("front", card.front), ("back", card.back or "")):
@@ -75,6 +77,7 @@ def numbered_findings(card: Card, note: Note | None = None) -> Iterator[tuple[st
             number, dot = marker.groups()
             yield (
                 field,
+                text,
                 start,
                 Finding(
                     f"the {field}'s line starting `{number}{dot} ` is a numbered list in markdown "

@@ -24,7 +24,6 @@ from studykit.checking.prose import (
     check_section_body,
 )
 from studykit.checking.scope import Scope, shown_path
-from studykit.content.citations import render_citations
 from studykit.content.loading import Library, load_library
 from studykit.content.model import (
     COMPUTED_KINDS,
@@ -140,8 +139,7 @@ def _at(holder: Strict, field: str, text: str, index: int) -> Origin | None:
 
 def _check_numbered(root: Path, card: Card, note: Note | None, report: Report) -> None:
     """A card side's line that markdown makes a one-item numbered list, at that line."""
-    for field, index, finding in numbered_findings(card, note):
-        text = render_citations(card.front if field == "front" else card.back or "", note)
+    for field, text, index, finding in numbered_findings(card, note):
         report.problems.append(
             _problem(root, _at(card, field, text, index), "card", card.id, finding)
         )

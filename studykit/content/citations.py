@@ -34,10 +34,11 @@ from studykit.text.mathscan import Maths, split_code_fences, split_maths
 CitationKind = Literal["claim", "measured", "fact"]
 CITATION: Final = re.compile(r"\{(claim|measured|fact):([^{}\s]*)\}")
 _KINDS: Final[dict[str, CitationKind]] = {"claim": "claim", "measured": "measured", "fact": "fact"}
-_ENTRIES: Final[dict[CitationKind, str]] = {
-    "claim": "claims",
-    "measured": "measured",
-    "fact": "facts",
+# Per kind: the note's key its entries go under, and how a "did you mean" names them.
+_ENTRIES: Final[dict[CitationKind, tuple[str, str]]] = {
+    "claim": ("claims", "its claims are"),
+    "measured": ("measured", "its measurements are"),
+    "fact": ("facts", "its facts are"),
 }
 # Outside these decimal exponents a number is written as `m \times 10^{e}`.
 _FIXED_EXPONENTS: Final = range(-3, 7)
@@ -89,12 +90,8 @@ def citation_problem(citation: Citation, note: Note | None) -> tuple[str, str] |
     target = targets.get(f"{citation.kind}:{citation.id}")
     if target is None:
         ids = [key.split(":", 1)[1] for key in targets if key.startswith(citation.kind + ":")]
-        listing = {"claim": "its claims are", "measured": "its measurements are"}.get(
-            citation.kind, "its facts are"
-        )
-        hint = did_you_mean(citation.id, ids, listing) or (
-            f"add a `{_ENTRIES[citation.kind]}:` entry with that id"
-        )
+        entries, listing = _ENTRIES[citation.kind]
+        hint = did_you_mean(citation.id, ids, listing) or (f"add a `{entries}:` entry with that id")
         return f"`{written}` names no {citation.kind} of note `{note.id}`", hint
     if isinstance(target, Claim) and target.order is not None:
         return (

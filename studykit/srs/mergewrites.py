@@ -23,7 +23,14 @@ from studykit.srs.records import (
     opt_to_us,
     to_us,
 )
-from studykit.srs.writes import SELECT_STATE, insert_log, log_row, state_number
+from studykit.srs.writes import (
+    SELECT_STATE,
+    forget_row,
+    insert_forget,
+    insert_log,
+    log_row,
+    state_number,
+)
 
 __all__ = ["CardFacts", "CardLog", "MergeWrites"]
 
@@ -182,17 +189,7 @@ class MergeWrites:
 
     def add_forget(self, before: CardState, *, at: datetime, anki_revlog_id: int) -> None:
         """A forget made in Anki."""
-        self._forgets.append(
-            (
-                before.key,
-                before.deck_id,
-                before.card_id,
-                before.ordinal,
-                to_us(at),
-                before.to_json(),
-                anki_revlog_id,
-            )
-        )
+        self._forgets.append((*forget_row(before, at), anki_revlog_id))
 
     def set_snapshots(self, answer_id: int, before: CardState, after: CardState) -> None:
         """A logged row's state before and after, as the merged log has them now."""
@@ -232,11 +229,7 @@ class MergeWrites:
                 self._seen,
             ),
             (insert_log("source", "anki_revlog_id"), self._answers),
-            (
-                "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, "
-                "before_json, anki_revlog_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                self._forgets,
-            ),
+            (insert_forget("anki_revlog_id"), self._forgets),
             (
                 "UPDATE review_log SET state_before = ?, state_after = ?, before_json = ?, "
                 "after_json = ? WHERE id = ?",

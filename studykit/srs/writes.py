@@ -31,12 +31,13 @@ LOGGED_COLUMNS = (
 """What every review-log row holds (`log_row`); an answer adds where it was given."""
 
 
+def _insert(table: str, columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
+
+
 def insert_log(*more: str) -> str:
     """The INSERT of a review-log row: `LOGGED_COLUMNS`, then `more`."""
-    columns = (*LOGGED_COLUMNS, *more)
-    return (
-        f"INSERT INTO review_log ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
-    )
+    return _insert("review_log", (*LOGGED_COLUMNS, *more))
 
 
 def state_number(state: CardState) -> int | None:
@@ -63,6 +64,20 @@ def log_row(
     )
 
 
+FORGET_COLUMNS = ("key", "deck_id", "card_id", "ordinal", "forgotten_at_us", "before_json")
+"""What every forget-log row holds (`forget_row`)."""
+
+
+def insert_forget(*more: str) -> str:
+    """The INSERT of a forget-log row: `FORGET_COLUMNS`, then `more`."""
+    return _insert("forget_log", (*FORGET_COLUMNS, *more))
+
+
+def forget_row(before: CardState, at: datetime) -> tuple[Any, ...]:
+    """A forget's values in `FORGET_COLUMNS` order: the card's state before it was reset."""
+    return (before.key, before.deck_id, before.card_id, before.ordinal, to_us(at), before.to_json())
+
+
 def state_in(conn: sqlite3.Connection, fresh: CardState) -> CardState:
     """The stored state of `fresh`'s card, read on `conn` (`fresh` when it has none)."""
     rows = conn.execute(f"{SELECT_STATE} WHERE key = ?", (fresh.key,)).fetchall()
@@ -70,6 +85,7 @@ def state_in(conn: sqlite3.Connection, fresh: CardState) -> CardState:
 
 
 _INSERT_ANSWER = insert_log("variant_seed")
+_INSERT_FORGET = insert_forget()
 
 
 def log_answer(
@@ -99,11 +115,7 @@ def log_forget(conn: sqlite3.Connection, before: CardState, after: CardState, at
     if before.key != after.key:
         raise ValueError("before and after belong to different cards")
     conn.execute(UPSERT_STATE, after.to_row())
-    cursor = conn.execute(
-        "INSERT INTO forget_log (key, deck_id, card_id, ordinal, forgotten_at_us, before_json) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (after.key, after.deck_id, after.card_id, after.ordinal, to_us(at), before.to_json()),
-    )
+    cursor = conn.execute(_INSERT_FORGET, forget_row(before, at))
     assert cursor.lastrowid is not None
     return cursor.lastrowid
 

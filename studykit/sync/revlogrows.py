@@ -91,11 +91,9 @@ def _revlog_row(
 def _day_numbers(
     session: StudySession, days: AnkiDays, rows: Sequence[LogRow]
 ) -> Callable[[int], int]:
-    if len(rows) < _MANY_ROWS:
-        return lambda us: days.day(from_us(us))
     times = [
         t
-        for r in rows
+        for r in (rows if len(rows) >= _MANY_ROWS else ())
         for t in (r.before_due_us, r.before_last_us, r.after_due_us, r.after_last_us)
         if t is not None
     ]

@@ -37,7 +37,7 @@ def test_one_item_lists_are_found_at_their_line(markdown: str, lines: list[int])
 
 def test_front_and_back_are_both_read() -> None:
     card = Card.model_validate({"id": "c", "front": "3. Kaun?", "back": "A\n\n42. Jawab"})
-    found = [(field, index) for field, index, _ in numbered_findings(card)]
+    found = [(field, index) for field, _, index, _ in numbered_findings(card)]
     assert found == [("front", 0), ("back", 3)]
 
 
