@@ -30,6 +30,7 @@ from studykit.tui.guard import CARRY_ON_LIMIT, GuardedHandlers
 from studykit.tui.messages import ReloadRequested, ReviewScope, WorkerFailed
 from studykit.tui.navigation import Navigation
 from studykit.tui.preferences import PreferencesKeeper
+from studykit.tui.screens import preload_screens_css
 from studykit.tui.screens.error import carry_on, show_error
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
@@ -166,7 +167,7 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
             old.close()
         self._owns_session = True
         freeze_start_up()  # what loading the YAML imported, if it did
-        self.set_timer(PRELOAD_DELAY_S, lambda: self.build_models(session))
+        self.set_timer(PRELOAD_DELAY_S, lambda: self._preload(session))
         if home is None:
             self._show_start(session)
             return
@@ -178,6 +179,11 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
             from studykit.tui.screens.review import ReviewScreen
 
             await self.push_screen(ReviewScreen(session, resume))
+
+    def _preload(self, session: StudySession) -> None:
+        """Home has settled: build the models in a worker, and read the later screens' CSS."""
+        self.build_models(session)
+        preload_screens_css(self)
 
     @work(thread=True, exit_on_error=False, group="preload", name=PRELOAD_WORKER)
     def build_models(self, session: StudySession) -> None:

@@ -25,6 +25,7 @@ from studykit.tui import app as app_module
 from studykit.tui.app import LOADING_DELAY_S, StudykitApp, make_app
 from studykit.tui.messages import ReloadRequested
 from studykit.tui.palette import palette_commands
+from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.finish import FinishScreen
 from studykit.tui.screens.home import HomeScreen
@@ -580,3 +581,16 @@ async def test_quitting_before_the_first_screen_is_built_ends_cleanly(
         app.exit()
     assert app.carried_on == 0
     assert not (tmp_settings.data_dir / "errors.log").exists()
+
+
+async def test_a_started_app_reads_the_screens_stylesheet_once_home_has_settled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "root"
+    write(root, "decks/one.yaml", one_card_deck("one", "One"))
+    monkeypatch.setattr(app_module, "PRELOAD_DELAY_S", 0.01)
+    app = make_app(Settings(root=root, data_dir=tmp_path / "data"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        # Home has settled: the later screens' CSS is read then, not when one first opens.
+        await settle(pilot, lambda: app.stylesheet.has_source(str(SCREENS_CSS), ""))

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from rich.cells import cell_len
 from textual.containers import VerticalScroll
+from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets._footer import FooterKey
@@ -19,7 +20,7 @@ import studykit.tui.screens
 from studykit.study.formatting import fit_deck_name
 from studykit.study.session import StudySession
 from studykit.tui.app import StudykitApp, make_app
-from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens import SCREENS_CSS, preload_screens_css
 from studykit.tui.screens.error import ErrorScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
@@ -174,3 +175,35 @@ def test_every_screen_past_start_up_reads_the_screens_stylesheet() -> None:
     assert not unstyled, f"no CSS_PATH = SCREENS_CSS: {unstyled}"
     assert all(s.CSS_PATH is None for s in start_up)
     assert SCREENS_CSS.is_file()
+
+
+async def test_the_screens_stylesheet_is_read_while_home_is_idle(
+    session: StudySession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read ahead, the later screens' CSS leaves home as it was, and opening a screen past
+    home parses no stylesheet again (Textual's reparse of every rule, 100-200 ms)."""
+    reparsed: list[object] = []
+    reparse = Stylesheet.reparse
+
+    def counted(sheet: Stylesheet) -> None:
+        reparsed.append(sheet)
+        reparse(sheet)
+
+    monkeypatch.setattr(Stylesheet, "reparse", counted)
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.pause()
+        home = app.export_screenshot()
+        assert not app.stylesheet.has_source(str(SCREENS_CSS), "")
+        preload_screens_css(app)
+        assert app.stylesheet.has_source(str(SCREENS_CSS), "")
+        await pilot.pause()
+        assert app.export_screenshot() == home
+        reparsed.clear()
+        await pilot.press("n")
+        await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
+        await pilot.pause()
+        assert not reparsed, "opening Notes parsed the whole stylesheet again"
+        sections = app.screen.query_one("#sections", OptionList)
+        assert sections.styles.width is not None and sections.styles.width.value == 36
