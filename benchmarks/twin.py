@@ -35,6 +35,7 @@ def _static(widget: Any) -> dict[str, Any]:
     from rich.markdown import Markdown
 
     content = widget.content
+    content = getattr(content, "markdown", content)  # studykit's DrawnMarkdown holds Rich's
     if isinstance(content, Markdown):
         return {"markdown": content.markup}
     if isinstance(content, str) or hasattr(content, "plain"):

@@ -26,6 +26,7 @@ from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.loading import LoadingScreen
 from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.screens.review import ReviewScreen
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.footer import StudyFooter
 from tests.conftest import FakeClock
@@ -175,6 +176,9 @@ def test_every_screen_past_start_up_reads_the_screens_stylesheet() -> None:
     assert not unstyled, f"no CSS_PATH = SCREENS_CSS: {unstyled}"
     assert all(s.CSS_PATH is None for s in start_up)
     assert SCREENS_CSS.is_file()
+    # Laid out at their size from the first layout on, not again when the size classes come.
+    unsized = [s.__name__ for s in screens if not issubclass(s, SizedScreen)]
+    assert not unsized, f"not a SizedScreen: {unsized}"
 
 
 async def test_the_screens_stylesheet_is_read_while_home_is_idle(

@@ -15,10 +15,11 @@ from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.keys import RATINGS
 from studykit.tui.messages import HomeRequested
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 
 
-class AnsweringScreen(GuardedHandlers, LoudWorkers, Screen[None]):
+class AnsweringScreen(SizedScreen, GuardedHandlers, LoudWorkers, Screen[None]):
     """A screen over a flow: its answer bar's buttons are `{BUTTON_PREFIX}show`, `…again`, …."""
 
     CSS_PATH = SCREENS_CSS

@@ -27,6 +27,7 @@ from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.messages import BrowserDone
 from studykit.tui.preferences import PreferencesKeeper
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.browser_columns import (
     COLUMNS,
     DEFAULT_COLUMNS,
@@ -58,7 +59,7 @@ PLACEHOLDER = (
 )
 
 
-class BrowserScreen(GuardedHandlers, LoudWorkers, Screen[None]):
+class BrowserScreen(SizedScreen, GuardedHandlers, LoudWorkers, Screen[None]):
     """Renders a CardBrowser; its calls run in one serialized worker."""
 
     CSS_PATH = SCREENS_CSS

@@ -13,12 +13,13 @@ from textual.widgets.option_list import Option
 
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.browser_columns import COLUMNS, SORT_LABELS
 
 DECK_ORDER = "deck-order"
 
 
-class ColumnsScreen(GuardedHandlers, ModalScreen[tuple[str, ...]]):
+class ColumnsScreen(SizedScreen, GuardedHandlers, ModalScreen[tuple[str, ...]]):
     """Tick the columns to show; escape (or `c`) closes and applies, in the list's order."""
 
     CSS_PATH = SCREENS_CSS
@@ -48,7 +49,7 @@ class ColumnsScreen(GuardedHandlers, ModalScreen[tuple[str, ...]]):
         self.dismiss(tuple(name for name in COLUMNS if name in ticked))
 
 
-class SortScreen(GuardedHandlers, ModalScreen[str | None]):
+class SortScreen(SizedScreen, GuardedHandlers, ModalScreen[str | None]):
     """Pick what to sort by (picking the current sort again turns it round); escape cancels."""
 
     CSS_PATH = SCREENS_CSS

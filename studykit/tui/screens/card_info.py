@@ -21,6 +21,7 @@ from studykit.study.formatting import format_interval
 from studykit.study.session import StudyCard, StudySession
 from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.card_facts import HISTORY_COLUMNS, fill_history, number, source_of
 
 
@@ -46,7 +47,7 @@ def fact_rows(detail: CardDetail, session: StudySession) -> list[tuple[str, str]
     ]
 
 
-class CardInfoScreen(GuardedHandlers, LoudWorkers, ModalScreen[None]):
+class CardInfoScreen(SizedScreen, GuardedHandlers, LoudWorkers, ModalScreen[None]):
     """One card's info, read in a thread worker; escape or `i` closes it."""
 
     CSS_PATH = SCREENS_CSS

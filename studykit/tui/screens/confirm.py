@@ -12,9 +12,10 @@ from textual.widgets import Button, Static
 
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 
 
-class ConfirmScreen(GuardedHandlers, ModalScreen[bool]):
+class ConfirmScreen(SizedScreen, GuardedHandlers, ModalScreen[bool]):
     """Ask `question`; dismissed with True (y, Yes) or False (n, escape, No)."""
 
     CSS_PATH = SCREENS_CSS

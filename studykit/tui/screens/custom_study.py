@@ -22,6 +22,7 @@ from studykit.study.custom import KINDS, MAX_DAYS, MAX_TAG, CustomQueue, CustomR
 from studykit.study.session import StudySession
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 
 CHOICES = {
     "forgotten": "Review forgotten cards (answered Again)",
@@ -31,7 +32,7 @@ CHOICES = {
 BUILD_WORKER = "custom-study"
 
 
-class CustomStudyScreen(GuardedHandlers, ModalScreen[CustomQueue | None]):
+class CustomStudyScreen(SizedScreen, GuardedHandlers, ModalScreen[CustomQueue | None]):
     """Dismissed with the queue to study, or None (escape, Cancel)."""
 
     CSS_PATH = SCREENS_CSS

@@ -27,13 +27,14 @@ from studykit.study.deck_options import (
 from studykit.study.session import StudySession
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 
 READ_WORKER = "deck-options-read"
 WRITE_WORKER = "deck-options-write"
 FIELDS = ("options-new", "options-reviews", "options-retention")
 
 
-class DeckOptionsScreen(GuardedHandlers, ModalScreen[bool]):
+class DeckOptionsScreen(SizedScreen, GuardedHandlers, ModalScreen[bool]):
     """Dismissed with True when the file was written (the app then reloads), else False."""
 
     CSS_PATH = SCREENS_CSS

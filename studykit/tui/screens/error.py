@@ -17,9 +17,10 @@ from textual.widgets import Button, Static
 
 from studykit.core.errors import USER_ERRORS, describe_error
 from studykit.tui.guard import GuardedHandlers, log_error
+from studykit.tui.screens.sizing import SizedScreen
 
 
-class ErrorScreen(GuardedHandlers, ModalScreen[None]):
+class ErrorScreen(SizedScreen, GuardedHandlers, ModalScreen[None]):
     """What went wrong and a button to carry on."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -34,6 +34,7 @@ from studykit.experiments.process import prewarm_if_useful
 from studykit.experiments.registry import experiments
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.experiment_form import CUDA_CHECKING, ExperimentForm
 from studykit.tui.widgets.experiment_result import ExperimentResultView
 from studykit.tui.widgets.footer import StudyFooter
@@ -118,7 +119,7 @@ class ExperimentList(GuardedHandlers, OptionList):
     ]
 
 
-class ExperimentsScreen(GuardedHandlers, Screen[None]):
+class ExperimentsScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """The experiments; a run shows its progress, and its result stays while you switch."""
 
     CSS_PATH = SCREENS_CSS

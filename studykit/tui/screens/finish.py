@@ -17,6 +17,7 @@ from studykit.study.session import StudySession
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import HomeRequested, ReviewRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -31,7 +32,7 @@ def next_due_text(due: datetime | None, now: datetime) -> str:
     return f"The next card is due {format_local(due)} ({format_until(due - now)})."
 
 
-class FinishScreen(GuardedHandlers, Screen[None]):
+class FinishScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """Shown when the review queue is empty."""
 
     CSS_PATH = SCREENS_CSS

@@ -15,6 +15,7 @@ from textual.widgets import Static
 from studykit.core.terminal import terminal_safe
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
 
 PALETTE_KEY = ("ctrl+p", "Commands: every screen, themes, reload")
 CLOSE_HINT = "escape or ? closes"
@@ -58,7 +59,7 @@ def screen_keys(screen: Screen[object]) -> list[tuple[str, str]]:
     return [*listed, PALETTE_KEY]
 
 
-class HelpScreen(GuardedHandlers, ModalScreen[None]):
+class HelpScreen(SizedScreen, GuardedHandlers, ModalScreen[None]):
     """A panel over the screen it explains; escape or `?` closes it."""
 
     CSS_PATH = SCREENS_CSS

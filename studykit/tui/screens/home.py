@@ -26,6 +26,7 @@ from studykit.tui.messages import (
     StatsRequested,
 )
 from studykit.tui.screens.error import shown_on_screen
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.syncing import HomeSync
 from studykit.tui.widgets.deck_tree import COUNT_WIDTH, DeckGroup, DeckTree, build_deck_groups
 from studykit.tui.widgets.footer import StudyFooter
@@ -48,7 +49,7 @@ NOTICE_EVERY_S = 5.0
 """How often home looks for another studykit on the same data folder (a few file locks)."""
 
 
-class HomeScreen(GuardedHandlers, HomeSync, HomeDeckTools):
+class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
     """The deck list; enter starts a review of the highlighted deck (or its sub-decks)."""
 
     SUB_TITLE = "Decks"

@@ -12,11 +12,12 @@ from textual.widgets import LoadingIndicator, Static
 
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.messages import ReloadRequested
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 
-class LoadingScreen(GuardedHandlers, Screen[None]):
+class LoadingScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """A loading indicator, replaced by an error message if opening fails."""
 
     SUB_TITLE = "Loading"

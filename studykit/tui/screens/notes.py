@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.markdown import Markdown as RichMarkdown
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,10 +21,37 @@ from studykit.study.cardtext import cited_markdown
 from studykit.tui.guard import GuardedHandlers, LoudWorkers
 from studykit.tui.messages import ExperimentRequested
 from studykit.tui.screens import SCREENS_CSS
+from studykit.tui.screens.sizing import SizedScreen
+from studykit.tui.widgets.drawn_markdown import TEXTS_KEPT, prepared_markdown
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
 CLAIMS_WORKER = "claim-values"
+
+
+_FINAL_TEXTS: dict[int, tuple[Section, Note, str]] = {}
+"""By the section's id(): its markdown once it waits for no claim (it holds the section, so
+that id is not reused while kept)."""
+
+
+def section_text(section: Section, note: Note) -> tuple[str, set[str]]:
+    """A section's markdown (citations rendered, claims not computed yet as `…`) and the
+    claims it waits for. Once it waits for none it is final, and kept: the warm-up prepares
+    every note's sections, so opening Notes renders none of them again."""
+    kept = _FINAL_TEXTS.get(id(section))
+    if kept is not None and kept[0] is section and kept[1] is note:
+        return kept[2], set()
+    markdown = cited_markdown(section.body, note, pending=True)
+    waiting = {
+        claim.expr
+        for claim in cited_claims([section.body], note)
+        if not CLAIM_VALUES.known(claim.expr)
+    }
+    if not waiting:
+        if len(_FINAL_TEXTS) >= TEXTS_KEPT:
+            _FINAL_TEXTS.clear()
+        _FINAL_TEXTS[id(section)] = (section, note, markdown)
+    return markdown, waiting
 
 
 def section_widget_id(section_id: str) -> str:
@@ -41,21 +67,16 @@ class SectionView(GuardedHandlers, Vertical):
         self.number = number
         self.section = section
         self.note = note
-        # Claims not computed yet show `…`; the screen computes them off the UI thread.
-        self.markdown = cited_markdown(section.body, note, pending=True)
-        self.waiting = {
-            claim.expr
-            for claim in cited_claims([section.body], note)
-            if not CLAIM_VALUES.known(claim.expr)
-        }
-        """The claims it shows as `…`: only their values can change what it shows."""
+        # Claims not computed yet show `…`; the screen computes them off the UI thread. Only
+        # the values of those it waits for can change what it shows.
+        self.markdown, self.waiting = section_text(section, note)
 
     def compose(self) -> ComposeResult:
         title = terminal_safe(self.section.title)
         yield Static(f"{self.number}. {title}", classes="section-title", markup=False)
         # Rich's markdown is one renderable: a long note shows at once, where a widget per
-        # block (textual's Markdown) takes seconds to lay out.
-        yield Static(RichMarkdown(self.markdown, hyperlinks=False), classes="section-body")
+        # block (textual's Markdown) takes seconds to lay out. Parsed in the warm-up.
+        yield Static(prepared_markdown(self.markdown), classes="section-body")
         ref = self.section.experiment
         if ref is not None:
             params = terminal_safe(", ".join(f"{k}={v}" for k, v in ref.params.items()))
@@ -71,11 +92,11 @@ class SectionView(GuardedHandlers, Vertical):
         if not computed:
             return  # nothing it waits for came in: the same text (a long note, many sections)
         self.waiting -= computed
-        markdown = cited_markdown(self.section.body, self.note, pending=True)
+        markdown, _ = section_text(self.section, self.note)
         if markdown != self.markdown:
             self.markdown = markdown
             body = self.query_one(".section-body", Static)
-            body.update(RichMarkdown(markdown, hyperlinks=False))
+            body.update(prepared_markdown(markdown))
 
 
 class ClaimsComputed(Message):
@@ -85,7 +106,7 @@ class ClaimsComputed(Message):
         return isinstance(message, ClaimsComputed)  # one redraw for a run of them
 
 
-class NotesScreen(GuardedHandlers, LoudWorkers, Screen[None]):
+class NotesScreen(SizedScreen, GuardedHandlers, LoudWorkers, Screen[None]):
     """Read a note; opened from home (the deck's note) or review (the card's source section)."""
 
     worker_titles: ClassVar[dict[str, str]] = {CLAIMS_WORKER: "Could not compute the claims"}

@@ -22,6 +22,7 @@ from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.answering import AnsweringScreen
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
@@ -167,7 +168,7 @@ class QuizScreen(AnsweringScreen):
         self.runner.submit("Your answer was not saved", lambda: flow.rate(Rating(grade), graded))
 
 
-class QuizScoreScreen(GuardedHandlers, Screen[None]):
+class QuizScoreScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """The score of a finished quiz and the questions that were missed."""
 
     CSS_PATH = SCREENS_CSS

@@ -24,6 +24,7 @@ from studykit.tui.charts import bar_chart_lines, heatmap_lines
 from studykit.tui.guard import GuardedHandlers
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.error import shown_on_screen
+from studykit.tui.screens.sizing import SizedScreen
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -62,7 +63,7 @@ MEMORY_WORKER = "memory-panel"
 MEMORY_LOADING = "Working out calibration and the workload curve…"
 
 
-class StatsScreen(GuardedHandlers, Screen[None]):
+class StatsScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """Numbers and charts from `session.stats()`."""
 
     CSS_PATH = SCREENS_CSS
