@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from rich.cells import cell_len
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.css.stylesheet import Stylesheet
 from textual.screen import Screen
@@ -211,3 +212,26 @@ async def test_the_screens_stylesheet_is_read_while_home_is_idle(
         assert not reparsed, "opening Notes parsed the whole stylesheet again"
         sections = app.screen.query_one("#sections", OptionList)
         assert sections.styles.width is not None and sections.styles.width.value == 36
+
+
+@pytest.mark.parametrize(
+    ("size", "expected"), [((80, 24), {"-narrow", "-short"}), ((120, 40), {"-wide", "-tall"})]
+)
+async def test_a_screen_has_its_size_classes_before_its_widgets_are_made(
+    session: StudySession, size: tuple[int, int], expected: set[str]
+) -> None:
+    """So that no widget is styled, nor the screen laid out, without them first."""
+    seen: list[set[str]] = []
+
+    class Probe(SizedScreen, Screen[None]):
+        def compose(self) -> ComposeResult:
+            seen.append(set(self.classes))
+            yield Static("probe")
+
+    app = make_app(session.settings, session=session)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await app.push_screen(Probe())
+        await pilot.pause()
+        assert seen == [expected]
+        assert set(app.screen.classes) >= expected  # and Textual's own resize agrees

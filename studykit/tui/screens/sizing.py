@@ -28,9 +28,10 @@ class SizedScreen(_Screen):
 
     Textual adds them on the screen's first Resize, which comes after a first layout without
     them: each screen was laid out twice as it opened, its text drawn at two widths. Textual
-    calls the Mount handler of every class a screen has, and before the first layout."""
+    calls the Compose handler of every class a screen has, this one's before the screen's
+    own compose: the classes come before any widget of it is styled."""
 
-    def on_mount(self) -> None:
+    def on_compose(self) -> None:
         app = self.app
         width, height = app.size
         horizontal = self.HORIZONTAL_BREAKPOINTS
@@ -40,5 +41,4 @@ class SizedScreen(_Screen):
             (height, app.VERTICAL_BREAKPOINTS if vertical is None else vertical),
         ):
             chosen = breakpoint_class(dimension, breakpoints or [])
-            for _, name in breakpoints or []:
-                self.set_class(name == chosen, name)
+            self.update_classes({name: name == chosen for _, name in breakpoints or []})
