@@ -46,7 +46,6 @@ def card_json(row: CardRow) -> JsonObject:
 
 
 def _cells(row: CardRow) -> tuple[str, ...]:
-    from studykit.study.browsing import question_line
     from studykit.study.formatting import format_interval
 
     card = row.card
@@ -60,7 +59,7 @@ def _cells(row: CardRow) -> tuple[str, ...]:
         interval,
         str(row.reps),
         str(card.lapses),
-        question_line(card.card, 50, card.ordinal),
+        row.question(50),
     )
 
 

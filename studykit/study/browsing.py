@@ -13,7 +13,7 @@ from studykit.srs.scheduler import Rating, State
 from studykit.study.search import Facts
 
 if TYPE_CHECKING:
-    from studykit.content.model import Card, Deck
+    from studykit.content.model import Card, Deck, Note
     from studykit.study.card import StudyCard
 
 __all__ = [
@@ -46,6 +46,8 @@ class CardRow:
     reps: int
     buried: bool
     is_due: bool
+    note: Note | None = None
+    """The note the card's deck cites: its `{fact:…}` and `{claim:…}` are filled in from it."""
 
     @property
     def name(self) -> str:
@@ -60,7 +62,15 @@ class CardRow:
         return ", ".join(name for name, on in zip(names, held, strict=True) if on)
 
     @classmethod
-    def of(cls, card: StudyCard, state: CardState | None, *, buried: bool, due: bool) -> CardRow:
+    def of(
+        cls,
+        card: StudyCard,
+        state: CardState | None,
+        *,
+        buried: bool,
+        due: bool,
+        note: Note | None = None,
+    ) -> CardRow:
         """The row of a card from its stored state (None: never stored, so new)."""
         interval = None
         if state is not None and state.due is not None and state.last_review is not None:
@@ -74,7 +84,12 @@ class CardRow:
             reps=0 if state is None else state.reps,
             buried=buried,
             is_due=due,
+            note=note,
         )
+
+    def question(self, limit: int) -> str:
+        """Its question on one plain line (`question_line`), citations filled in."""
+        return question_line(self.card.card, limit, self.card.ordinal, note=self.note)
 
 
 @dataclass(frozen=True)
@@ -161,26 +176,29 @@ def as_template(card: Card) -> Card:
     )
 
 
-def question_line(card: Card, limit: int = 60, ordinal: int = 1) -> str:
+def question_line(
+    card: Card, limit: int = 60, ordinal: int = 1, *, note: Note | None = None
+) -> str:
     """One ordinal's question on one plain line, for lists: a cloze's asked deletion as
-    `[...]` (or its hint) and the others filled in; a reversed card's ordinal 2 its back."""
+    `[...]` (or its hint) and the others filled in; a reversed card's ordinal 2 its back;
+    citations filled in from `note` (the one the card's deck cites)."""
     from studykit.study.shorttext import short_text
     from studykit.text.clozes import CLOZE_PATTERN
 
     shown = as_template(card)
     if card.kind == "reversed" and ordinal == 2:
-        return short_text(shown.back or "", limit)
+        return short_text(shown.back or "", limit, note=note)
 
     def deletion(match: re.Match[str]) -> str:
         if card.kind != "cloze" or int(match.group(1)) != ordinal:
             return match.group(2)
         return f"[{match.group(3) or '...'}]"
 
-    return short_text(CLOZE_PATTERN.sub(deletion, shown.front), limit)
+    return short_text(CLOZE_PATTERN.sub(deletion, shown.front), limit, note=note)
 
 
 SORT_KEYS: dict[str, Callable[[CardRow], Any]] = {
-    "question": lambda row: question_line(row.card.card, 200, row.card.ordinal).casefold(),
+    "question": lambda row: row.question(200).casefold(),
     "deck": lambda row: row.card.deck.name.casefold(),
     "due": lambda row: row.due,
     "interval": lambda row: row.interval,

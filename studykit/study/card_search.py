@@ -119,7 +119,15 @@ class CardSearch:
             states = self.states_of(index, pos, now_us, end_us)
             card = self._decks.card(index, pos)
             state = stored.get(index.key(pos))
-            rows.append(CardRow.of(card, state, buried="buried" in states, due="due" in states))
+            rows.append(
+                CardRow.of(
+                    card,
+                    state,
+                    buried="buried" in states,
+                    due="due" in states,
+                    note=self._decks.library.note_for(card.deck),
+                )
+            )
         return Browse(tuple(rows), total)
 
     def card_detail(self, card: StudyCard) -> CardDetail:
@@ -130,7 +138,8 @@ class CardSearch:
         now, now_us, end_us = self._window()
         states = self.states_of(*found, now_us, end_us)
         stored = self._store.get_state(fresh.key)
-        row = CardRow.of(fresh, stored, buried="buried" in states, due="due" in states)
+        note = self._decks.library.note_for(fresh.deck)
+        row = CardRow.of(fresh, stored, buried="buried" in states, due="due" in states, note=note)
         recall = None
         if stored is not None and stored.state is not None and stored.stability is not None:
             scheduler = self._scheduling.scheduler(fresh.deck)

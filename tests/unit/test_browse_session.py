@@ -188,3 +188,18 @@ def test_browse_builds_at_most_limit_rows_and_counts_the_rest(make_session: Fact
     session = make_session(make_library([make_deck("big", 40)]))
     result = session.browse(parse_query("question"), limit=7)
     assert len(result.rows) == 7 and result.total == 40 and result.more == 33
+
+
+def test_a_listed_question_fills_in_what_it_cites_from_the_deck_note(
+    make_session: Factory, bundled_library: Library
+) -> None:
+    """As the browser's list, its sort and `studykit cards` show it: values, not ids."""
+    session = make_session(bundled_library)
+    rows = session.browse(parse_query("")).rows
+    (row,) = [row for row in rows if row.card.card.id == "scaling-example-steps"]
+    assert row.note is not None and row.note.id == bundled_library.decks[row.card.deck.id].note
+    assert row.question(90).startswith("32 sequences × 512 tokens ke batch par RNN")
+    questions = [row.question(200) for row in rows]
+    assert not [q for q in questions if "not found]" in q]
+    detail = session.card_detail(row.card)
+    assert detail.row.question(90) == row.question(90)

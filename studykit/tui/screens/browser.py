@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Input, Markdown, Rule, Static
 from studykit.core.preferences import BrowserLayout
 from studykit.core.terminal import terminal_safe
 from studykit.study.browser import BrowserView, CardBrowser, Detail
-from studykit.study.browsing import Browse, CardRow, as_template, question_line
+from studykit.study.browsing import Browse, CardRow, as_template
 from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.search import MAX_QUERY
 from studykit.study.session import StudyCard, StudySession
@@ -189,7 +189,7 @@ class BrowserScreen(SizedScreen, GuardedHandlers, LoudWorkers, Screen[None]):
     def _cells(self, row: CardRow, question: int) -> tuple[Text, ...]:
         """The list's cells; a suspended row is yellow and a buried one dim, as in Anki."""
         card = row.card
-        text = terminal_safe(question_line(card.card, question, card.ordinal))
+        text = terminal_safe(row.question(question))
         style = "yellow" if card.suspended else "dim" if row.buried else ""
         local = self.session.local
         cells = (text, *(terminal_safe(COLUMNS[name].cell(row, local)) for name in self.columns))
