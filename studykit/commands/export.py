@@ -20,6 +20,7 @@ from studykit.commands.support import (
 )
 
 if TYPE_CHECKING:
+    from studykit.content.loading import Library
     from studykit.core.config import Settings
     from studykit.export.media import MissingRun
     from studykit.export.summary import SummaryLine
@@ -87,8 +88,6 @@ def anki(
     from studykit.export.ledger import ExportLedger
     from studykit.export.plan import selected_decks
     from studykit.export.summary import summary_lines
-    from studykit.srs.store import Store
-    from studykit.study.session import StudySession
 
     if output is not None:
         _check_output(output)
@@ -113,11 +112,7 @@ def anki(
     # (unless the runs are to be cached now, which makes one).
     has_database = settings.database_path.exists() or run_experiments
     has_history = scheduling and has_database
-    session = (
-        StudySession(library, Store.open(settings.database_path), settings)
-        if has_database
-        else None
-    )
+    session = _open_session(library, settings) if has_database else None
     failed: list[str] = []
     try:
         if session is not None and run_experiments:
@@ -144,6 +139,15 @@ def anki(
         _echo(line)
     if library.problems or failed:
         raise SystemExit(EXIT_PROBLEM)
+
+
+def _open_session(library: Library, settings: Settings) -> StudySession:
+    """The study session whose history and cached results go out (imported only then: a
+    first export, with no study database, skips them)."""
+    from studykit.srs.store import Store
+    from studykit.study.session import StudySession
+
+    return StudySession(library, Store.open(settings.database_path), settings)
 
 
 def _check_output(output: Path) -> None:
