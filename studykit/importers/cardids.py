@@ -10,7 +10,7 @@ so a new card whose front slugs to a taken id gets `-2` instead of taking it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from studykit.core.ids import slug
 from studykit.importers.cardsyntax import without_cloze_marks
@@ -51,6 +51,8 @@ class _Taken:
         self.last: dict[tuple[str, ...], int] = {}
 
     def free(self, decks: Sequence[str], wanted: str) -> bool:
+        if len(decks) == 1:  # most cards: no generator per candidate
+            return wanted not in self.ids.setdefault(decks[0], set())
         return all(wanted not in self.ids.setdefault(deck, set()) for deck in decks)
 
     def take(self, decks: Sequence[str], wanted: str) -> str:
@@ -106,6 +108,6 @@ def assign_ids(notes: Sequence[NoteDecks]) -> Assigned:
     for note in notes:
         for deck in note.decks:
             merged[deck.id].cards += [
-                replace(card, id=ids[(note.name, card.line)], note=note.name) for card in deck.cards
+                card.placed(id=ids[(note.name, card.line)], note=note.name) for card in deck.cards
             ]
     return Assigned(list(merged.values()), writes, report)

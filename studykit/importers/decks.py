@@ -112,7 +112,7 @@ class DeckBuilder:
             card_tags = ()
         self.last_card_deck = []
         for deck in decks:
-            deck.cards.append(replace(card, tags=card_tags))
+            deck.cards.append(card.placed(tags=card_tags))
             self.last_card_deck.append(deck)
         self.last_card = card
 
