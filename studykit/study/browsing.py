@@ -148,10 +148,25 @@ def history_rows(answers: Sequence[Answer], forgets: Sequence[Forget]) -> list[H
 
 
 def card_facts(
-    deck: Deck, card: Card, deck_tags: frozenset[str] = frozenset(), ordinal: int = 1
+    deck: Deck,
+    card: Card,
+    deck_tags: frozenset[str] = frozenset(),
+    ordinal: int = 1,
+    note: Note | None = None,
 ) -> Facts:
-    """What a search sees of one schedule of a card (`deck_tags` already lower-cased)."""
-    text = "\n".join((card.id, card.front, card.back or "", card.answer or ""))
+    """What a search sees of one schedule of a card (`deck_tags` already lower-cased): its
+    text as written and, where it cites its deck's `note`, as shown (`32 sequences` finds a
+    card that says `{fact:batch-size} sequences`)."""
+    sides = (card.front, card.back or "")
+    text = "\n".join((card.id, *sides, card.answer or ""))
+    if note is not None and "{" in text:
+        from studykit.content.citations import render_citations
+
+        # Claims not computed yet stay `…`: a search computes nothing.
+        shown = [render_citations(side, note, pending=True) for side in sides]
+        text = "\n".join(
+            [text, *(side for side, raw in zip(shown, sides, strict=True) if side != raw)]
+        )
     tags = deck_tags | {tag.casefold() for tag in card.tags} if card.tags else deck_tags
     return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold(), ordinal)
 

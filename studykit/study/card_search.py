@@ -73,8 +73,9 @@ class CardSearch:
             deck = self._decks.model(index)
             deck_tags = deck_facts(deck).tags
             cards = deck.cards
+            note = self._decks.library.note_for(deck)
             facts = [
-                card_facts(deck, cards[place], deck_tags, ordinal)
+                card_facts(deck, cards[place], deck_tags, ordinal, note)
                 for place, ordinal in zip(index.card_at, index.ordinal_at, strict=True)
             ]
             self._facts[index.deck.id] = facts

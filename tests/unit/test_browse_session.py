@@ -203,3 +203,9 @@ def test_a_listed_question_fills_in_what_it_cites_from_the_deck_note(
     assert not [q for q in questions if "not found]" in q]
     detail = session.card_detail(row.card)
     assert detail.row.question(90) == row.question(90)
+    # A search finds it by what it shows, as by what it says.
+    found = session.browse(parse_query('"32 sequences × 512 tokens"')).rows
+    assert [r.card.card.id for r in found] == ["scaling-example-steps"]
+    assert row.card.card.id in {
+        r.card.card.id for r in session.browse(parse_query("batch-size")).rows
+    }
