@@ -16,10 +16,12 @@ from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
 from rich.segment import Segment
 
-TEXTS_KEPT = 256
-"""Parsed texts kept (a note's sections, a few notes)."""
-DRAWINGS_KEPT = 4
-"""Drawings kept per text (the widths a text was shown at lately)."""
+TEXTS_KEPT = 64
+"""Parsed texts kept (the sections of a few notes)."""
+DRAWINGS_KEPT = 2
+"""Drawings kept per text: the width it is shown at, and the one before a resize. A section's
+drawing is some 75 KiB of segments (the bundled note's, at 100 columns): all of them together
+stay under ~10 MB."""
 
 
 class DrawnMarkdown:
