@@ -15,7 +15,12 @@ from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen, SectionView
 from studykit.tui.warmup import prepare_notes
-from studykit.tui.widgets.drawn_markdown import DrawnMarkdown, prepared_markdown
+from studykit.tui.widgets.drawn_markdown import (
+    DRAWINGS_KEPT,
+    TEXTS_KEPT,
+    DrawnMarkdown,
+    prepared_markdown,
+)
 from tests.conftest import FakeClock, make_library
 
 from .helpers import settle
@@ -105,3 +110,12 @@ async def test_notes_after_the_warm_up_parse_no_markdown_and_draw_each_section_o
         assert text.virtual_size.height > text.size.height  # it scrolls (a scrollbar came)
     assert sections and not parsed, "the warm-up left markdown for Notes to parse"
     assert len(drawings) == len(sections), f"sections drawn at widths {drawings}"
+
+
+def test_what_a_drawn_markdown_keeps_is_bounded() -> None:
+    console = Console(width=120, color_system="truecolor", force_terminal=True)
+    markdown = DrawnMarkdown(TEXT)
+    for width in range(30, 120, 9):  # a terminal resized again and again
+        list(console.render(markdown, console.options.update_width(width)))
+    assert len(markdown._drawn) <= DRAWINGS_KEPT
+    assert prepared_markdown.cache_info().maxsize == TEXTS_KEPT
