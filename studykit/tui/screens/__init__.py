@@ -18,7 +18,7 @@ def preload_screens_css(app: App[Any]) -> None:
     A screen that brings CSS Textual has not read makes it parse every rule of the app again
     (and once more as the screen's new widgets register theirs), so the first screen opened
     past home would pay for it (100-200 ms here). Parsed here, into the stylesheet's own
-    cache, it costs about 20 ms once. Its rules all name screens past home (a screen class
+    cache, it costs 30-60 ms once. Its rules all name screens past home (a screen class
     or an id of theirs), so home looks the same."""
     sheet, path = app.stylesheet, str(SCREENS_CSS)
     if sheet.has_source(path, ""):  # the key Textual gives a screen's CSS_PATH

@@ -36,9 +36,11 @@ class SizedScreen(_Screen):
         width, height = app.size
         horizontal = self.HORIZONTAL_BREAKPOINTS
         vertical = self.VERTICAL_BREAKPOINTS
+        classes: dict[str, bool] = {}
         for dimension, breakpoints in (
             (width, app.HORIZONTAL_BREAKPOINTS if horizontal is None else horizontal),
             (height, app.VERTICAL_BREAKPOINTS if vertical is None else vertical),
         ):
             chosen = breakpoint_class(dimension, breakpoints or [])
-            self.update_classes({name: name == chosen for _, name in breakpoints or []})
+            classes |= {name: name == chosen for _, name in breakpoints or []}
+        self.update_classes(classes)

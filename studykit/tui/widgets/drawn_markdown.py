@@ -28,7 +28,6 @@ class DrawnMarkdown:
     """A markdown renderable that draws each set of console options once."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
         self.markdown = Markdown(text, hyperlinks=False)
         self._drawn: dict[Hashable, list[Segment]] = {}
 
