@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from studykit.checking.findings import Problem, Report
-from studykit.checking.watch import MAX_SHOWN, is_watched, watch_check
+from studykit.checking.watch import MAX_SHOWN, STEP_MS, is_watched, watch_check
 from studykit.cli import cli
 from tests.unit.test_check_definitions import write_root
 
@@ -106,6 +106,7 @@ def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_pat
         [*lines[:where], lines[where].replace("back:", "bakc:", 1), *lines[where + 1 :]]
     )
 
+    extra_reports = 0
     child = Child(root, tmp_path)
     try:
         first = child.until(lambda line: line.startswith("watching "), STARTUP_S)
@@ -116,11 +117,22 @@ def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_pat
         (root / "decks" / ".demo.yaml.swp").write_text("x", encoding="utf-8")
         time.sleep(0.5)
         # A burst of saves (a half-written file, then the whole one) gives one report.
+        began = time.monotonic()
         deck.write_text(planted[: len(planted) // 2], encoding="utf-8")
+        time.sleep(STEP_MS / 4000)  # an editor's two writes, well within the quiet window
         deck.write_text(planted, encoding="utf-8")
+        burst_s = time.monotonic() - began
+        wanted = f"{SMALL_DECK.as_posix()}:{where + 1}:5: unknown field `bakc`"
         broken = child.until(is_summary, REACT_S)
         assert broken[0].endswith(f"changed: {SMALL_DECK.as_posix()} ---"), broken
-        assert f"{SMALL_DECK.as_posix()}:{where + 1}:5: unknown field `bakc`" in "\n".join(broken)
+        if burst_s >= STEP_MS / 1000:
+            # This process stalled inside its own burst for longer than the watcher's quiet
+            # window (a starved CI machine), so the watcher rightly saw two saves: a report of
+            # the half-way file may come first, and the whole file's must follow it.
+            while wanted not in "\n".join(broken):
+                extra_reports += 1
+                broken = child.until(is_summary, REACT_S)
+        assert wanted in "\n".join(broken), (burst_s, broken)
         assert broken[-1].endswith(" 1 problem")
 
         deck.write_text(original, encoding="utf-8")
@@ -133,7 +145,7 @@ def test_watch_reports_a_saved_mistake_then_its_fix_then_stops_on_ctrl_c(tmp_pat
     assert code == 0
     assert child.errors == []
     assert "Traceback" not in "\n".join(child.seen)
-    assert sum(line.startswith("--- ") for line in child.seen) == 3, child.seen
+    assert sum(line.startswith("--- ") for line in child.seen) == 3 + extra_reports, child.seen
 
 
 def test_watch_refuses_json_and_bad_paths(tmp_path: Path) -> None:
