@@ -23,9 +23,11 @@ __all__ = [
     "CardDetail",
     "CardRow",
     "HistoryRow",
+    "any_computed",
     "card_facts",
     "deck_facts",
     "history_rows",
+    "pending_claims",
     "question_line",
     "sort_rows",
 ]
@@ -169,6 +171,28 @@ def card_facts(
         )
     tags = deck_tags | {tag.casefold() for tag in card.tags} if card.tags else deck_tags
     return Facts(text.casefold(), tags, deck.id.casefold(), deck.name.casefold(), ordinal)
+
+
+def pending_claims(deck: Deck, note: Note | None) -> tuple[str, ...]:
+    """The expressions of the claims `deck`'s cards cite that are not computed yet: their
+    search text shows `…` until they are (`card_facts`)."""
+    if note is None:
+        return ()
+    from studykit.content.citations import CLAIM_VALUES, cited_claims
+
+    sides = [side for card in deck.cards for side in (card.front, card.back or "") if "{" in side]
+    return tuple(
+        claim.expr for claim in cited_claims(sides, note) if not CLAIM_VALUES.known(claim.expr)
+    )
+
+
+def any_computed(exprs: tuple[str, ...]) -> bool:
+    """Whether any of `exprs` (from `pending_claims`) has been computed since."""
+    if not exprs:
+        return False
+    from studykit.content.citations import CLAIM_VALUES
+
+    return any(map(CLAIM_VALUES.known, exprs))
 
 
 def deck_facts(deck: Deck) -> Facts:

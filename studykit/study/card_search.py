@@ -16,9 +16,11 @@ from studykit.study.browsing import (
     CardDetail,
     CardRow,
     HistoryRow,
+    any_computed,
     card_facts,
     deck_facts,
     history_rows,
+    pending_claims,
 )
 from studykit.study.card import StudyCard
 from studykit.study.decks import LoadedDecks
@@ -41,7 +43,9 @@ class CardSearch:
         self._decks = decks
         self._window = window
         self._scheduling = scheduling
-        self._facts: dict[str, list[Facts]] = {}  # search facts per deck id, built lazily
+        # Search facts per deck id, built lazily, with the claims they show as `…`: once one
+        # of those is computed (the notes or review screen shows it), the deck's are rebuilt.
+        self._facts: dict[str, tuple[list[Facts], tuple[str, ...]]] = {}
 
     @staticmethod
     def states_of(index: DeckIndex, pos: int, now_us: int, end_us: int) -> frozenset[str]:
@@ -67,18 +71,21 @@ class CardSearch:
         return frozenset(states)
 
     def _card_facts(self, index: DeckIndex) -> list[Facts]:
-        """The search facts of a deck's cards, built on first use."""
-        facts = self._facts.get(index.deck.id)
-        if facts is None:
-            deck = self._decks.model(index)
-            deck_tags = deck_facts(deck).tags
-            cards = deck.cards
-            note = self._decks.library.note_for(deck)
-            facts = [
-                card_facts(deck, cards[place], deck_tags, ordinal, note)
-                for place, ordinal in zip(index.card_at, index.ordinal_at, strict=True)
-            ]
-            self._facts[index.deck.id] = facts
+        """The search facts of a deck's cards, built on first use and again once a claim
+        they showed as `…` has been computed."""
+        built = self._facts.get(index.deck.id)
+        if built is not None and not any_computed(built[1]):
+            return built[0]
+        deck = self._decks.model(index)
+        deck_tags = deck_facts(deck).tags
+        cards = deck.cards
+        note = self._decks.library.note_for(deck)
+        waiting = pending_claims(deck, note)  # before: a claim computed meanwhile is seen next
+        facts = [
+            card_facts(deck, cards[place], deck_tags, ordinal, note)
+            for place, ordinal in zip(index.card_at, index.ordinal_at, strict=True)
+        ]
+        self._facts[index.deck.id] = (facts, waiting)
         return facts
 
     def browse(

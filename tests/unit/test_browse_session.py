@@ -184,6 +184,24 @@ def test_browse_filters_by_state_text_and_deck(
     assert row.card.card.id == "decay" and not row.is_due
 
 
+def test_a_claim_computed_after_a_search_is_found_by_its_value_next_time(
+    make_session: Factory, bundled_library: Library
+) -> None:
+    """A search computes nothing, so an uncomputed claim is `…` to it; once a screen has
+    computed the claim, the next search of the same session finds the card by its value."""
+    from studykit.content.citations import CLAIM_VALUES
+
+    claims = [c for s in bundled_library.notes["rnn-limitations"].sections for c in s.claims]
+    [idle] = [claim for claim in claims if claim.id == "idle-cores"]
+    CLAIM_VALUES.clear()
+    session = make_session(bundled_library)
+    query = parse_query('"har timestep par 4968 idle"')
+    assert session.browse(query).rows == ()
+    CLAIM_VALUES.value(idle.expr)  # as the notes or review screen computes it
+    found = [row.card.card.id for row in session.browse(query).rows]
+    assert found == ["idle-cores-assumption"], found
+
+
 def test_browse_builds_at_most_limit_rows_and_counts_the_rest(make_session: Factory) -> None:
     session = make_session(make_library([make_deck("big", 40)]))
     result = session.browse(parse_query("question"), limit=7)
