@@ -22,7 +22,29 @@ def _load(ctx: click.Context) -> Library:
     return library
 
 
-@click.group()
+class _ShowGroup(click.Group):
+    """`show ID` without `note` or `deck`: the error names the command that shows that ID."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if not name or name.startswith("-") or self.get_command(ctx, name) is not None:
+            return super().resolve_command(ctx, args)
+        from studykit.content.loading import load_library
+
+        library = load_library(settings_from(ctx).root)
+        kinds = [
+            kind for kind, ids in (("note", library.notes), ("deck", library.decks)) if name in ids
+        ]
+        if not kinds:
+            return super().resolve_command(ctx, args)
+        what = " and a ".join(kinds)
+        commands = " or ".join(f"`{ctx.command_path} {kind} {name}`" for kind in kinds)
+        raise click.UsageError(f"`{name}` is a {what}: {commands}", ctx)
+
+
+@click.group(cls=_ShowGroup)
 def show() -> None:
     """Print a note or a deck with citations rendered and maths as Unicode."""
 

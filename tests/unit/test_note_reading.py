@@ -68,3 +68,22 @@ def test_the_worked_steps_write_a_formula_as_the_text_does(bundled_library: Libr
     worked = worked_text(draw_variant(card, 0))
     assert worked.startswith("sin(pos/10000^(2i/d)) = sin(1/10000^(")
     assert "10000^(2i/d)" in _show("note", "rnn-limitations")
+
+
+def test_show_with_an_id_alone_names_the_command_that_shows_it() -> None:
+    """`studykit show ID` (no `note` or `deck`): exit 2 with the command to type instead."""
+    runner = CliRunner()
+
+    def error(*args: str) -> str:
+        args = ("--root", str(bundled_root()), "show", *args)
+        result = runner.invoke(cli, args, prog_name="studykit")
+        assert result.exit_code == 2, result.output
+        [line] = result.output.splitlines()
+        return line
+
+    both = error("rnn-limitations")
+    assert both.startswith("studykit: error: `rnn-limitations` is a note and a deck: ")
+    assert "`studykit show note rnn-limitations` or `studykit show deck rnn-limitations`" in both
+    deck = error("rnn-limitations-computed")
+    assert "is a deck: `studykit show deck rnn-limitations-computed`" in deck
+    assert "no such command 'nowhere'" in error("nowhere")
