@@ -91,6 +91,11 @@ class _Watchdog:
         self._arrivals.put(watch)
         return watch
 
+    def again(self, watch: _Watch, seconds: float) -> None:
+        """Fire `watch` once more in `seconds` if its call still runs then."""
+        watch.deadline = time.monotonic() + seconds
+        self._arrivals.put(watch)
+
     @staticmethod
     def release(watch: _Watch) -> None:
         """The call is over: it is never interrupted after this returns."""
@@ -137,6 +142,30 @@ _WATCHDOG = _Watchdog()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_WATCHDOG.forget_after_fork)
 
+_previous_hook: Callable[[sys.UnraisableHookArgs], object] = sys.unraisablehook
+
+
+def _deliver_again(unraisable: sys.UnraisableHookArgs) -> None:
+    """An interruption that landed where Python cannot raise (a weakref callback, a `__del__`,
+    which the collector may run at any allocation) is printed and dropped there: the call would
+    run on past its limit. It is fired again, to land at the next chance."""
+    watch = getattr(_nesting, "watch", None)
+    if unraisable.exc_type is _TimeUp and watch is not None:
+        # By the watchdog, a moment later: raised from here, it would land in this hook, where
+        # it is dropped too.
+        _WATCHDOG.again(watch, IMPORT_RECHECK_S)
+        return
+    _previous_hook(unraisable)
+
+
+def _hook_unraisable() -> None:
+    """Put `_deliver_again` in front of the hook in place now (a test runner sets its own)."""
+    global _previous_hook
+    current = sys.unraisablehook
+    if current is not _deliver_again:
+        _previous_hook = current
+        sys.unraisablehook = _deliver_again
+
 
 def with_time_limit(seconds: float, fn: Callable[[], T], *, what: str = "evaluation") -> T:
     """Run `fn` in this thread; past `seconds`, interrupt it and raise ExpressionTimeout.
@@ -145,14 +174,16 @@ def with_time_limit(seconds: float, fn: Callable[[], T], *, what: str = "evaluat
     PyThreadState_SetAsyncExc), so this works on the main thread and in worker threads alike
     (Textual thread workers), unlike signal.alarm. Pure-Python work (all of sympy) is
     interrupted, though never in the middle of an import; a single long C call is not, which is
-    why exact numbers are bounded before they are built. Nested calls run under the outermost
+    why exact numbers are bounded before they are built. An interruption dropped where Python
+    cannot raise (a weakref callback) is fired again. Nested calls run under the outermost
     limit.
     """
     if getattr(_nesting, "active", False):
         return fn()
     _nesting.active = True
+    _hook_unraisable()
     try:
-        watch = _WATCHDOG.watch(seconds)
+        watch = _nesting.watch = _WATCHDOG.watch(seconds)
         try:
             return fn()
         finally:
@@ -161,3 +192,4 @@ def with_time_limit(seconds: float, fn: Callable[[], T], *, what: str = "evaluat
         raise ExpressionTimeout(f"{what} took too long (limit {seconds:g} s)") from None
     finally:
         _nesting.active = False
+        _nesting.watch = None

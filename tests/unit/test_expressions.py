@@ -556,6 +556,36 @@ def test_with_time_limit_leaves_nothing_pending_after_near_misses() -> None:
     assert with_time_limit(5.0, work) == sum(range(5_000))
 
 
+def test_an_interruption_dropped_in_a_weakref_callback_is_fired_again() -> None:
+    """Python cannot raise out of a weakref callback (the collector may run one at any point
+    of sympy's work): an interruption landing there is dropped, so it is fired again."""
+    import weakref
+
+    class Thing:
+        pass
+
+    spins = [1.0]  # the first callback is still running when the limit passes
+
+    def callback(_ref: object) -> None:
+        stop = time.monotonic() + (spins.pop() if spins else 0.0)
+        while time.monotonic() < stop:
+            pass
+
+    def work() -> str:
+        end = time.monotonic() + HANG_GUARD_S
+        while time.monotonic() < end:
+            thing = Thing()
+            ref = weakref.ref(thing, callback)
+            del thing  # the callback runs now
+            del ref
+        return "ran past its limit"
+
+    started = time.monotonic()
+    outcome = finishes(lambda: with_time_limit(0.1, work))
+    assert isinstance(outcome, ExpressionTimeout), outcome
+    assert time.monotonic() - started < 5.0
+
+
 def test_calls_in_two_threads_at_once_each_keep_their_own_limit() -> None:
     """One watchdog serves every thread: a short limit in one thread interrupts only that one."""
 
