@@ -155,6 +155,8 @@ async def open_screen(
     screen = ExperimentsScreen(session, selected=NAME, runner=inline_runner, **options)  # type: ignore[arg-type]
     app.push_screen(screen)
     await settle(pilot, lambda: app.screen is screen and bool(screen.query("#param-size")))
+    # The form fills its estimate as it mounts, a moment after its fields are there.
+    await settle(pilot, lambda: bool(estimate_line(screen)))
     return screen
 
 
