@@ -208,6 +208,12 @@ def cited_claims(texts: Iterable[str], note: Note | None) -> list[Claim]:
     return list(found.values())
 
 
+def uncomputed_claims(texts: Iterable[str], note: Note | None) -> list[str]:
+    """The expressions of the claims `texts` cite that are not computed yet (rendered with
+    `pending`, each shows as `…`), each once, in the order they are cited."""
+    return [c.expr for c in cited_claims(texts, note) if not CLAIM_VALUES.known(c.expr)]
+
+
 def claim_tex(claim: Claim, *, pending: bool = False) -> str:
     """The claim's computed value as LaTeX (a visible marker if it cannot be computed).
 

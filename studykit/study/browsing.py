@@ -178,12 +178,10 @@ def pending_claims(deck: Deck, note: Note | None) -> tuple[str, ...]:
     search text shows `…` until they are (`card_facts`)."""
     if note is None:
         return ()
-    from studykit.content.citations import CLAIM_VALUES, cited_claims
+    from studykit.content.citations import uncomputed_claims
 
     sides = [side for card in deck.cards for side in (card.front, card.back or "") if "{" in side]
-    return tuple(
-        claim.expr for claim in cited_claims(sides, note) if not CLAIM_VALUES.known(claim.expr)
-    )
+    return tuple(uncomputed_claims(sides, note))
 
 
 def any_computed(exprs: tuple[str, ...]) -> bool:

@@ -14,7 +14,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from studykit.content.citations import CLAIM_VALUES, cited_claims
+from studykit.content.citations import CLAIM_VALUES, uncomputed_claims
 from studykit.content.model import Note, Section
 from studykit.core.terminal import terminal_safe
 from studykit.study.cardtext import cited_markdown
@@ -42,11 +42,7 @@ def section_text(section: Section, note: Note) -> tuple[str, set[str]]:
     if kept is not None and kept[0] is section and kept[1] is note:
         return kept[2], set()
     markdown = cited_markdown(section.body, note, pending=True)
-    waiting = {
-        claim.expr
-        for claim in cited_claims([section.body], note)
-        if not CLAIM_VALUES.known(claim.expr)
-    }
+    waiting = set(uncomputed_claims([section.body], note))
     if not waiting:
         if len(_FINAL_TEXTS) >= TEXTS_KEPT:
             _FINAL_TEXTS.clear()
@@ -162,7 +158,7 @@ class NotesScreen(SizedScreen, GuardedHandlers, LoudWorkers, Screen[None]):
             self.section_id = self.note.sections[0].id  # stay on the title
             sections.highlighted = 0
         bodies = [section.body for section in self.note.sections]
-        todo = [c.expr for c in cited_claims(bodies, self.note) if not CLAIM_VALUES.known(c.expr)]
+        todo = uncomputed_claims(bodies, self.note)
         if todo:
             self.compute_claims(todo)
 
