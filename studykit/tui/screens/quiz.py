@@ -12,18 +12,17 @@ from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.core.defaults import QUIZ_QUESTIONS
 from studykit.core.terminal import terminal_safe
-from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.flow import FlowResult, QuizDone, QuizFlow, Revealed, Shown
 from studykit.study.quiz_questions import QuizAnswer
 from studykit.study.session import Rating, StudyCard, StudySession
 from studykit.tui.flowrunner import FlowRunner
 from studykit.tui.guard import GuardedHandlers
-from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
+from studykit.tui.keys import ANSWER_BINDINGS, RATINGS
 from studykit.tui.messages import FlowDone, HomeRequested, QuizRequested, ReviewScope
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.answering import AnsweringScreen
 from studykit.tui.screens.sizing import SizedScreen
-from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
+from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.title_bar import TitleBar
 
@@ -36,7 +35,7 @@ class QuizScreen(AnsweringScreen):
     CSS_PATH = SCREENS_CSS
 
     SUB_TITLE = "Quiz"
-    BUTTON_PREFIX = "quiz-"
+    ID_PREFIX = "quiz-"
     flow: QuizFlow
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -101,7 +100,7 @@ class QuizScreen(AnsweringScreen):
             case Shown():
                 await self.show_question(result)
             case Revealed():
-                await self._show_answer(result)
+                await self.put_back(result)
             case QuizDone(answers=answers):
                 self.card = None
                 self.app.switch_screen(QuizScoreScreen(self.scope, list(answers)))
@@ -110,46 +109,11 @@ class QuizScreen(AnsweringScreen):
 
     async def show_question(self, shown: Shown) -> None:
         """Show one question's front."""
-        card = self.card = shown.card
-        self.revealed = False
-        panel = self.query_one(AnswerPanel)
-        panel.start(card.card, shown.variant)
-        note = self.session.library.note_for(card.deck)
-        front = (
-            panel.front_markdown(note)
-            if shown.variant is not None
-            else front_markdown(card.card, note, card.ordinal)
-        )
-        await self.query_one("#quiz-front", Markdown).update(front)
-        await self.query_one("#quiz-back", Markdown).update("")
-        self.set_class(False, "-revealed")
+        await self.put_front(shown)
         progress = f"Question {shown.number} of {shown.total} · {shown.right} right"
         self.query_one("#quiz-progress", Static).update(progress)
         self.query_one("#quiz-cram", Static).display = not shown.counts
-        if shown.variant is not None:
-            panel.focus_input()
-        else:
-            self.query_one("#quiz-show", Button).focus()
-        self.refresh_bindings()
-
-    async def _show_answer(self, revealed: Revealed) -> None:
-        if revealed.card is not self.card:
-            return
-        panel = self.query_one(AnswerPanel)
-        note = self.session.library.note_for(revealed.card.deck)
-        if panel.variant is not None:
-            panel.show_solution()
-            back = panel.back_markdown(note)
-        else:
-            back = back_markdown(revealed.card.card, note, revealed.card.ordinal)
-        await self.query_one("#quiz-back", Markdown).update(back)
-        for rating, label in rating_labels(revealed.intervals).items():
-            self.query_one(f"#quiz-{dict(RATINGS)[rating].lower()}", Button).label = label
-        self.revealed = True
-        self.set_class(True, "-revealed")
-        result = panel.result
-        proposal = Rating.Good if result is None else proposed_rating(result)
-        self.query_one(f"#quiz-{dict(RATINGS)[proposal].lower()}", Button).focus()
+        self.focus_first(shown)
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -14,13 +14,12 @@ from textual.widgets import Button, Markdown, Rule, Static
 
 from studykit.core.terminal import terminal_safe
 from studykit.srs.hierarchy import deck_path
-from studykit.study.cardtext import back_markdown, front_markdown
 from studykit.study.flow import Finished, FlowResult, Notice, Revealed, Shown, StudyFlow
 from studykit.study.formatting import fit_deck_name
 from studykit.study.session import Rating, StudyCard, StudySession
 from studykit.tui.editor import edit_card
 from studykit.tui.flowrunner import FlowRunner
-from studykit.tui.keys import ANSWER_BINDINGS, RATINGS, rating_labels
+from studykit.tui.keys import ANSWER_BINDINGS, RATINGS
 from studykit.tui.messages import (
     FlowDone,
     NotesRequested,
@@ -30,7 +29,7 @@ from studykit.tui.messages import (
 )
 from studykit.tui.screens import SCREENS_CSS
 from studykit.tui.screens.answering import AnsweringScreen
-from studykit.tui.widgets.answer_panel import AnswerPanel, proposed_rating
+from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.footer import StudyFooter
 from studykit.tui.widgets.measured_value import MeasuredValue
 from studykit.tui.widgets.title_bar import TitleBar
@@ -130,7 +129,7 @@ class ReviewScreen(AnsweringScreen):
             case Shown():
                 await self.show_card(result)
             case Revealed():
-                await self._show_answer(result)
+                await self.put_back(result)
             case Finished():
                 self._finish(result)
             case Notice(text=text):
@@ -153,30 +152,16 @@ class ReviewScreen(AnsweringScreen):
 
     async def show_card(self, shown: Shown) -> None:
         """Show a card's front; the flow started timing it."""
-        card = self.card = shown.card
-        self.revealed = False
-        panel = self.query_one(AnswerPanel)
-        panel.start(card.card, shown.variant)
         self.query_one(MeasuredValue).reset()
-        note = self.session.library.note_for(card.deck)
-        front = (
-            panel.front_markdown(note)
-            if shown.variant is not None
-            else front_markdown(card.card, note, card.ordinal)
-        )
-        await self.query_one("#front", Markdown).update(front)
-        await self.query_one("#back", Markdown).update("")
-        self.set_class(False, "-revealed")
+        await self.put_front(shown)
+        card = shown.card
         self._progress = progress_text(*shown.remaining)
         self._show_deck_line()
         leech = self.query_one("#leech", Static)
         leech.display = card.leech
         leech.update(f"Leech: forgotten {card.lapses} times. Consider rewriting this card.")
         self.query_one("#card", VerticalScroll).scroll_home(animate=False)
-        if shown.variant is not None:
-            panel.focus_input()  # digits and space go into the answer, not to the bindings
-        else:
-            self.query_one("#show", Button).focus()
+        self.focus_first(shown)
         self._say(shown.note, undoable=shown.undoable, typing=shown.variant is not None)
         self.refresh_bindings()
 
@@ -201,29 +186,8 @@ class ReviewScreen(AnsweringScreen):
     def on_resize(self, event: events.Resize) -> None:
         self._show_deck_line()
 
-    async def _show_answer(self, revealed: Revealed) -> None:
-        if revealed.card is not self.card:
-            return
-        self.revealed = True
-        panel = self.query_one(AnswerPanel)
-        note = self.session.library.note_for(revealed.card.deck)
-        if panel.variant is not None:
-            panel.show_solution()
-            self.query_one(MeasuredValue).show_for(panel.variant)
-            back = panel.back_markdown(note)
-        else:
-            back = back_markdown(revealed.card.card, note, revealed.card.ordinal)
-        await self.query_one("#back", Markdown).update(back)
-        for rating, label in rating_labels(revealed.intervals).items():
-            self.query_one(f"#{dict(RATINGS)[rating].lower()}", Button).label = label
-        self.set_class(True, "-revealed")
-        self.query_one(f"#{dict(RATINGS)[self._proposal()].lower()}", Button).focus()
-        self.refresh_bindings()
-
-    def _proposal(self) -> Rating:
-        """The rating under enter: the typed answer's proposal, else Good."""
-        result = self.query_one(AnswerPanel).result
-        return Rating.Good if result is None else proposed_rating(result)
+    def solution_shown(self, panel: AnswerPanel) -> None:
+        self.query_one(MeasuredValue).show_for(panel.variant)
 
     # -- actions -------------------------------------------------------------
 
