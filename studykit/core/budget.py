@@ -45,6 +45,23 @@ _SECONDS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
 _PART: Final = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 
 
+_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
+
+
+_MEANT: Final = {
+    **dict.fromkeys(("k", "kb", "kib"), "MiB"),
+    **dict.fromkeys(("mb", "mi"), "MiB"),
+    **dict.fromkeys(("g", "gb", "gi"), "GiB"),
+    **dict.fromkeys(("t", "tb", "ti"), "TiB"),
+    **dict.fromkeys(("sec", "secs", "second", "seconds"), "s"),
+    **dict.fromkeys(("mins", "minute", "minutes"), "min"),
+    **dict.fromkeys(("hr", "hrs", "hour", "hours"), "h"),
+}
+"""Units people write for the ones accepted; only said, never guessed: `8GB` is refused."""
+
+_FORMS: Final = "sizes are in MiB, GiB or TiB, times in s, min or h (e.g. 8GiB,300s)"
+
+
 class BudgetError(StudykitError, ValueError):
     """A budget written in a form that is not accepted; the message says which forms are."""
 
@@ -73,14 +90,13 @@ def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
     """`8GiB`, `300s` or `8GiB,300s` over `base`; BudgetError saying what is accepted."""
     budget = base or Budget()
     seen: set[str] = set()
-    for part in spec.lower().replace(" ", "").split(","):
-        match = _PART.fullmatch(part)
+    if not spec.strip():
+        raise BudgetError(f"budget {spec!r} is empty; {_FORMS}")
+    for part in spec.replace(" ", "").split(","):
+        match = _PART.fullmatch(part.lower())
         unit = match.group(2) if match else ""
         if match is None or (unit not in _UNITS and unit not in _SECONDS):
-            raise BudgetError(
-                f"budget {spec!r}: each part must be a size like 512MiB or 8GiB, or a time "
-                "like 90s, 5min or 1h (comma between them, e.g. 8GiB,300s)"
-            )
+            raise BudgetError(f"budget {spec!r}: {_unaccepted(part, match)}")
         what = "memory" if unit in _UNITS else "time"
         if what in seen:
             raise BudgetError(f"budget {spec!r} gives the {what} twice")
@@ -91,6 +107,25 @@ def parse_budget(spec: str, *, base: Budget | None = None) -> Budget:
         else:
             budget = replace(budget, seconds=_checked_seconds(spec, number * _SECONDS[unit]))
     return budget
+
+
+def _unaccepted(part: str, match: re.Match[str] | None) -> str:
+    """What is wrong with one part of a budget, and what to write instead."""
+    if not part:
+        return f"a part between commas is empty; {_FORMS}"
+    if match is None:
+        if _NUMBER.fullmatch(part):
+            return f"`{part}` has no unit; {_FORMS}"
+        return f"`{part}` is not a positive number followed by a unit; {_FORMS}"
+    number, unit = match.groups()
+    if unit == "m":
+        return f"`{part}`: write {number}min (a time) or {number}MiB (memory); {_FORMS}"
+    meant = _MEANT.get(unit)
+    if meant == "MiB" and unit.startswith("k"):
+        return f"`{part}`: memory is counted in MiB or GiB, at least 64 MiB; {_FORMS}"
+    if meant is not None:
+        return f"`{part}`: write {number}{meant}; {_FORMS}"
+    return f"`{part}`: `{unit}` is not a unit here; {_FORMS}"
 
 
 def _checked_bytes(spec: str, value: float) -> int:

@@ -92,12 +92,13 @@ def test_a_value_that_overflows_exits_2_naming_the_parameter(
 @pytest.mark.parametrize(
     ("spec", "needle"),
     [
-        ("8XB", "each part must be a size like 512MiB or 8GiB, or a time like 90s"),
+        ("8XB", "`8XB`: `xb` is not a unit here; sizes are in MiB, GiB or TiB, times in s"),
+        ("8GB", "`8GB`: write 8GiB"),
         ("8GiB,4GiB", "gives the memory twice"),
         ("1MiB", "memory must be from 64 MiB to this machine's"),
         ("999999TiB", "memory must be from 64 MiB to this machine's"),
         ("0s", "time must be from 1 s to 24 h"),
-        ("", "each part must be"),
+        ("", "budget '' is empty; sizes are in MiB"),
     ],
 )
 def test_a_bad_budget_exits_2(tmp_path: Path, spec: str, needle: str) -> None:

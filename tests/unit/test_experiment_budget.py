@@ -35,6 +35,28 @@ def test_bad_budget_specs_are_parameter_errors(spec: str) -> None:
         parse_budget(spec)
 
 
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("8GB", "`8GB`: write 8GiB;"),
+        ("8g,60s", "`8g`: write 8GiB;"),
+        ("512MB", "`512MB`: write 512MiB;"),
+        ("1KiB", "`1KiB`: memory is counted in MiB or GiB, at least 64 MiB;"),
+        ("5m", "`5m`: write 5min (a time) or 5MiB (memory);"),
+        ("300sec", "`300sec`: write 300s;"),
+        ("2hours", "`2hours`: write 2h;"),
+        ("8", "`8` has no unit;"),
+        ("8GiB,,60s", "a part between commas is empty;"),
+        ("8xyz", "`8xyz`: `xyz` is not a unit here;"),
+    ],
+)
+def test_a_refused_budget_says_what_to_write(spec: str, said: str) -> None:
+    with pytest.raises(ParamError) as refused:
+        parse_budget(spec)
+    assert str(refused.value).startswith(f"budget {spec!r}: {said}"), str(refused.value)
+    assert "sizes are in MiB, GiB or TiB, times in s, min or h" in str(refused.value)
+
+
 def test_the_config_budget_is_read_and_checked(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('experiment_budget = "4GiB,2min"\n', encoding="utf-8")
@@ -44,7 +66,7 @@ def test_the_config_budget_is_read_and_checked(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match='`experiment_budget` must be a string like "4GiB,120s"'):
         resolve_settings(root=bundled_root(), data_dir=tmp_path)
     config.write_text('experiment_budget = "4XB"\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"config\.toml: `experiment_budget`: budget '4XB'"):
+    with pytest.raises(ConfigError, match=r"config\.toml:1: `experiment_budget`: budget '4XB'"):
         resolve_settings(root=bundled_root(), data_dir=tmp_path)
     config.write_text('experiment_bugdet = "4GiB"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="did you mean `experiment_budget`"):
