@@ -116,10 +116,10 @@ def _check_root(root: Path, source: str) -> Path:
     return root
 
 
-def _read_table(path: Path) -> dict[str, object]:
-    """config.toml as a table; empty when the file is absent."""
+def _read_table(path: Path) -> tuple[dict[str, object], str]:
+    """config.toml as a table, and its text; empty when the file is absent."""
     if not path.exists():
-        return {}
+        return {}, ""
     try:
         text = read_regular(path, limit=_MAX_CONFIG_BYTES).decode("utf-8")
     except (FileRefused, UnicodeDecodeError) as error:
@@ -130,7 +130,7 @@ def _read_table(path: Path) -> dict[str, object]:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from error
-    return table
+    return table, text
 
 
 def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) -> Settings:
@@ -154,10 +154,10 @@ def resolve_settings(*, root: Path | None = None, data_dir: Path | None = None) 
         raise ConfigError(f"the data folder {data_path} is a file, not a folder")
 
     defaults = Settings(root=root_path, data_dir=data_path)
-    table = _read_table(defaults.config_path)
+    table, text = _read_table(defaults.config_path)
     if not table:
         return defaults
     from studykit.core.configfile import read_config_file  # pydantic: only for a config.toml
 
-    given = read_config_file(table, defaults.config_path)
+    given = read_config_file(table, defaults.config_path, text)
     return replace(defaults, **{key: getattr(given, key) for key in given.model_fields_set})

@@ -5,6 +5,7 @@ Imported only when a config.toml exists, so a start-up without one never loads p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -111,22 +112,33 @@ def _accepts(key: str) -> str:
     return str(extra.get("accepts", "")) if isinstance(extra, dict) else ""
 
 
-def _message(path: Path, key: str, value: object, error_type: str, text: str) -> str:
-    """One config.toml problem in the words the README documents."""
+def key_line(source: str, key: str) -> int | None:
+    """The 1-based line where config.toml sets `key` (`key = …` or a `[key]` table)."""
+    name = re.escape(key)
+    pattern = re.compile(rf"""\s*(?:(?:{name}|"{name}"|'{name}')\s*=|\[\s*{name}\s*\])""")
+    for number, line in enumerate(source.splitlines(), start=1):
+        if pattern.match(line):
+            return number
+    return None
+
+
+def _message(where: str, key: str, value: object, error_type: str, text: str) -> str:
+    """One config.toml problem in the words the README documents; `where` is file:line."""
     if error_type == "extra_forbidden":
         known = list(ConfigFile.model_fields)
         near = closest(key, known)
         hint = f"did you mean `{near}`?" if near else f"known keys: {', '.join(known)}"
-        return f"{path}: unknown key `{key}`; {hint}"
+        return f"{where}: unknown key `{key}`; {hint}"
     if key in (BUDGET_KEY, "easy_days"):
         if text.startswith("must be a"):
-            return f"{path}: `{key}` {text}"
-        return f"{path}: `{key}`: {text}"
-    return f"{path}: `{key}` must be {_accepts(key)}, got {value!r}"
+            return f"{where}: `{key}` {text}"
+        return f"{where}: `{key}`: {text}"
+    return f"{where}: `{key}` must be {_accepts(key)}, got {value!r}"
 
 
-def read_config_file(table: Mapping[str, object], path: Path) -> ConfigFile:
-    """The checked keys of config.toml; ConfigError naming the file, the key and what it takes."""
+def read_config_file(table: Mapping[str, object], path: Path, source: str = "") -> ConfigFile:
+    """The checked keys of config.toml (`source`: its text); ConfigError naming the file and
+    the key's line, the key and what it takes."""
     try:
         return ConfigFile.model_validate(dict(table))
     except ValidationError as error:
@@ -136,4 +148,6 @@ def read_config_file(table: Mapping[str, object], path: Path) -> ConfigFile:
         key = str(first["loc"][0]) if first["loc"] else ""
         text = str(first.get("ctx", {}).get("error", first["msg"]))
         text = text.removeprefix("Value error, ")
-        raise ConfigError(_message(path, key, table.get(key), first["type"], text)) from error
+        line = key_line(source, key)
+        where = f"{path}:{line}" if line is not None else str(path)
+        raise ConfigError(_message(where, key, table.get(key), first["type"], text)) from error

@@ -124,16 +124,37 @@ def test_config_toml_overrides(tmp_path: Path) -> None:
         ("new_per_day = \n", "not valid TOML"),
     ],
 )
-def test_bad_config_names_file_and_key(tmp_path: Path, toml: str, phrase: str) -> None:
+def test_bad_config_names_file_line_and_key(tmp_path: Path, toml: str, phrase: str) -> None:
     config = tmp_path / "config.toml"
-    config.write_text(toml, encoding="utf-8")
+    config.write_text("# my settings\nbackups_kept = 3\n" + toml, encoding="utf-8")
 
     with pytest.raises(ConfigError) as caught:
         resolve_settings(root=make_root(tmp_path / "root"), data_dir=tmp_path)
 
-    assert str(caught.value).startswith(f"{config}: ")
+    if phrase == "not valid TOML":  # TOML's own message gives the line
+        assert str(caught.value).startswith(f"{config}: not valid TOML: "), caught.value
+        assert "line 3" in str(caught.value)
+    else:
+        assert str(caught.value).startswith(f"{config}:3: "), caught.value
     assert phrase in str(caught.value)
     assert isinstance(caught.value, StudykitError)
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        ("a = 1\n# rollover_hour = 2\nrollover_hour = 30\n", 3),
+        ('a = 1\n"rollover_hour" = 30\n', 2),
+        ("a = 1\n  rollover_hour=30\n", 2),
+        ("a = 1\n[easy_days]\nsat = 2\n", 2),
+        ("a = 1\nrollover_hours = 3\nrollover_hour = 30\n", 3),
+    ],
+)
+def test_the_line_named_is_the_one_that_sets_the_key(toml: str, line: int) -> None:
+    from studykit.core.configfile import key_line
+
+    key = "easy_days" if "easy_days" in toml else "rollover_hour"
+    assert key_line(toml, key) == line
 
 
 def test_unreadable_config_is_a_config_error(tmp_path: Path) -> None:

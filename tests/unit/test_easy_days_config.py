@@ -55,7 +55,7 @@ def test_a_bad_easy_days_value_names_the_file_the_key_and_the_fix(
     (data / "config.toml").write_text(toml)
     with pytest.raises(ConfigError) as caught:
         resolve_settings(root=_root(tmp_path), data_dir=data)
-    assert str(caught.value).startswith(f"{data / 'config.toml'}: ")
+    assert str(caught.value).startswith(f"{data / 'config.toml'}:1: ")
     assert phrase in str(caught.value)
 
 
