@@ -113,9 +113,10 @@ def _accepts(key: str) -> str:
 
 
 def key_line(source: str, key: str) -> int | None:
-    """The 1-based line where config.toml sets `key` (`key = …` or a `[key]` table)."""
+    """The 1-based line where config.toml sets `key` (`key = …`, `key.part = …` or a
+    `[key]` table)."""
     name = re.escape(key)
-    pattern = re.compile(rf"""\s*(?:(?:{name}|"{name}"|'{name}')\s*=|\[\s*{name}\s*\])""")
+    pattern = re.compile(rf"""\s*(?:(?:{name}|"{name}"|'{name}')\s*[=.]|\[\s*{name}\s*\])""")
     for number, line in enumerate(source.splitlines(), start=1):
         if pattern.match(line):
             return number

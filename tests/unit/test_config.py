@@ -147,6 +147,7 @@ def test_bad_config_names_file_line_and_key(tmp_path: Path, toml: str, phrase: s
         ('a = 1\n"rollover_hour" = 30\n', 2),
         ("a = 1\n  rollover_hour=30\n", 2),
         ("a = 1\n[easy_days]\nsat = 2\n", 2),
+        ("a = 1\neasy_days.sat = 2\n", 2),
         ("a = 1\nrollover_hours = 3\nrollover_hour = 30\n", 3),
     ],
 )
