@@ -16,6 +16,31 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
 
+QUIET_REFERENCE_S = 1.2
+"""The reference loop's CPU time on the development machine when it was quiet."""
+
+
+def reference_loop() -> float:
+    """CPU seconds of a fixed pure-Python loop: how fast the machine is running right now.
+
+    Times in `make bench` scale with it (a shared machine's neighbours slow every figure);
+    the ratios against baselines mostly do not, since both sides run interleaved.
+    """
+    start = time.process_time()
+    sum(i * i for i in range(20_000_000))
+    return time.process_time() - start
+
+
+def say_machine_speed(when: str) -> None:
+    """Print the reference loop's time, `when` saying at which point of the run."""
+    seconds = reference_loop()
+    print(
+        f"machine speed ({when}): reference loop {seconds:.2f} s of CPU "
+        f"({QUIET_REFERENCE_S} s when quiet: ×{seconds / QUIET_REFERENCE_S:.1f})",
+        flush=True,
+    )
+
+
 def time_call(fn: Callable[[], object], *, repeat: int = 5) -> float:
     """Median wall time of `fn()` in seconds over `repeat` runs."""
     samples: list[float] = []

@@ -33,6 +33,7 @@ from common import (
     cpu_side_by_side,
     fmt_seconds,
     report,
+    say_machine_speed,
     time_call,
     time_command,
 )
@@ -174,6 +175,7 @@ def main() -> None:
     print(
         f"studykit benchmarks — python {sys.version.split()[0]}, {time.strftime('%Y-%m-%d %H:%M')}"
     )
+    say_machine_speed("start")
     tmp = Path(tempfile.mkdtemp(prefix="studykit-bench-"))
     try:
         bench_startup(tmp)
@@ -212,6 +214,8 @@ def main() -> None:
     import bench_sync
 
     bench_sync.main()
+    print()
+    say_machine_speed("end")
 
 
 if __name__ == "__main__":
