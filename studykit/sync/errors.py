@@ -23,7 +23,12 @@ class NotLoggedIn(SyncFailed):
 
 
 class UploadDeclined(SyncFailed):
-    """The server holds no collection and uploading was not agreed to."""
+    """The server holds no collection and uploading was not agreed to; `question` is what to
+    ask the user (an app asks it, then syncs again with `yes`)."""
+
+    def __init__(self, message: str, *, question: str) -> None:
+        super().__init__(message)
+        self.question = question
 
 
 def from_anki(error: BaseException, server: str) -> SyncFailed:

@@ -106,6 +106,9 @@ class _Run:
         self.session, self.mirror, self.state = session, mirror, state
         self.paths, self.options, self.report = paths, options, report
         self.asked = False
+        self.new_collection = False
+        """This sync fills an empty mirror that goes up to an empty server: a collection
+        of studykit's own, with no other decks whose scheduling FSRS would change."""
 
     def _server_said(self, key: SyncKey, required: Required) -> SyncKey:
         """Keep a new endpoint the server names (AnkiWeb moves accounts between hosts)."""
@@ -120,15 +123,17 @@ class _Run:
         """UploadDeclined unless the user agrees (or gave `--yes`)."""
         if self.options.yes or self.asked:
             return
+        fsrs = " (a new Anki collection, with FSRS on as studykit schedules)"
         question = (
             f"The server {self.report.server} holds no collection. Upload studykit's decks and "
-            "your review history there?"
+            f"your review history there{fsrs if self._fsrs_goes_on() else ''}?"
         )
         confirm = self.options.confirm_upload
         if confirm is None or not confirm(question):
             raise UploadDeclined(
                 f"the server {self.report.server} holds no collection and nothing was uploaded; "
-                "`studykit sync --yes` uploads studykit's decks and your review history there"
+                "`studykit sync --yes` uploads studykit's decks and your review history there",
+                question=question,
             )
         self.asked = True
 
@@ -150,6 +155,7 @@ class _Run:
         elif required.kind == "upload" or mirror.col.card_count() == 0:
             # Nothing to download into an empty mirror: the server is empty too. Ask now,
             # before anything is done, since this sync ends in a full upload.
+            self.new_collection = mirror.col.note_count() == 0
             self._agree_to_upload()
         full = bool(state.get("full_pending"))
         since = None if full or state.get("usn") is None else int(state.get("usn"))
@@ -286,11 +292,16 @@ class _Run:
             found[row.id] = session.day_bounds(start + timedelta(days=days, hours=12))[0]
         return found
 
+    def _fsrs_goes_on(self) -> bool:
+        """FSRS is off and this sync switches it on: asked for, or a new collection of
+        studykit's own (the question before its upload says so)."""
+        return not self.mirror.fsrs and (self.options.enable_fsrs or self.new_collection)
+
     def _check_fsrs(self) -> None:
         mirror = self.mirror
         if mirror.fsrs:
             return
-        if self.options.enable_fsrs:
+        if self._fsrs_goes_on():
             mirror.enable_fsrs()
             self.report.fsrs_enabled = True
         else:

@@ -107,13 +107,13 @@ class HomeSync(LoudWorkers, Screen[None]):
         from studykit.sync.errors import UploadDeclined
 
         if isinstance(error, UploadDeclined):
-            self._ask_to_upload()
+            self._ask_to_upload(error.question)
             return
         message = describe_error(error)
         self._sync_line(f"Sync failed: {message}")
         self.notify(message, title="Anki sync", severity="error", timeout=10, markup=False)
 
-    def _ask_to_upload(self) -> None:
+    def _ask_to_upload(self, question: str) -> None:
         from studykit.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
@@ -123,8 +123,4 @@ class HomeSync(LoudWorkers, Screen[None]):
             else:
                 self._sync_line("Sync: nothing was uploaded (the server holds no collection).")
 
-        question = (
-            "The sync server holds no collection. Upload studykit's decks and your review "
-            "history there?"
-        )
         self.app.push_screen(ConfirmScreen(question, yes="Upload"), answered)

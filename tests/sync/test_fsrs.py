@@ -8,10 +8,26 @@ from studykit.srs.scheduler import Scheduler
 from tests.sync.helpers import Phone, Student
 
 
+def _a_collection_of_the_phones_own(phone: Phone) -> None:
+    """The phone's collection, with a deck of its own and FSRS off (Anki's default), goes up
+    first: the one studykit syncs with is the user's."""
+    col = phone.col
+    deck = col.decks.id("French")
+    basic = col.models.by_name("Basic")
+    assert deck is not None and basic is not None
+    note = col.new_note(basic)
+    note["Front"], note["Back"] = "chat", "cat"
+    col.add_note(note, deck)
+    assert not col.get_config("fsrs", False)
+    assert phone.sync() == "upload"
+
+
 def test_fsrs_off_is_said_at_each_sync_and_switched_on_only_when_asked(
     student: Student, phone: Phone
 ) -> None:
+    _a_collection_of_the_phones_own(phone)
     first = student.sync()
+    assert first.full == "download"
     assert not first.fsrs and any("FSRS is off" in line for line in first.lines())
     assert not student.sync().fsrs  # said again
     phone.sync()
@@ -22,6 +38,29 @@ def test_fsrs_off_is_said_at_each_sync_and_switched_on_only_when_asked(
     phone.sync()
     assert phone.col.get_config("fsrs", False) is True
     assert student.sync().fsrs  # nothing more to say
+
+
+def test_a_new_collection_studykit_uploads_has_fsrs_on_and_the_question_says_so(
+    student: Student, phone: Phone
+) -> None:
+    asked: list[str] = []
+
+    def confirm(question: str) -> bool:
+        asked.append(question)
+        return True
+
+    first = student.sync(yes=False, confirm_upload=confirm)
+    assert first.full == "upload" and first.fsrs_enabled
+    assert asked and asked[0].endswith(
+        "(a new Anki collection, with FSRS on as studykit schedules)?"
+    )
+    assert any("FSRS is now on" in line for line in first.lines())
+    assert phone.sync() == "download"
+    assert phone.col.get_config("fsrs", False) is True
+    student.answer("one", 3)
+    assert student.sync().fsrs
+    phone.sync()
+    assert phone.card("alpha", "one").memory_state is not None
 
 
 def test_presets_carry_the_fitted_parameters(student: Student, phone: Phone) -> None:

@@ -53,6 +53,8 @@ async def test_y_asks_before_uploading_to_an_empty_server(student: Student, phon
         home = app.screen
         await pilot.press("y")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), steps=2000)
+        question = plain(app.screen.query_one("#confirm-question", Static))
+        assert question.endswith("(a new Anki collection, with FSRS on as studykit schedules)?")
         assert phone.sync() == "normal"  # nothing uploaded while the question is open
         await pilot.press("y")
         line = home.query_one("#sync-line", Static)
@@ -60,3 +62,4 @@ async def test_y_asks_before_uploading_to_an_empty_server(student: Student, phon
         assert "full upload" in plain(line)
     assert phone.sync() == "download"
     assert [row[1] for row in phone.revlog("one")] == [3]
+    assert phone.col.get_config("fsrs", False) is True
