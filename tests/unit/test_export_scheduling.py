@@ -19,6 +19,7 @@ from studykit.content.loading import load_library
 from studykit.core.config import Settings
 from studykit.export import export_anki
 from studykit.srs.records import Answer, CardState
+from studykit.srs.studyday import day_bounds
 from studykit.study.session import Rating, StudySession
 from tests.anki_backend import database
 from tests.conftest import FakeClock
@@ -53,9 +54,12 @@ def studied(
     settings = Settings(
         root=library.root, data_dir=tmp_path / "data", new_per_day=7, enable_fuzzing=False
     )
-    now = datetime.now(UTC)
+    # The last answers are "minutes ago" and "today": never before this study day began
+    # (in the first minutes after the rollover hour they would be yesterday's).
+    now = max(datetime.now(UTC), _day_start(settings) + timedelta(minutes=3))
     clock = FakeClock(now - timedelta(days=12))
-    session = make_session(library, settings=settings, clock=clock)
+    # The machine's own zone, as Anki's backend reads it: both must start a day at one instant.
+    session = make_session(library, settings=settings, clock=clock, tz=None)
 
     def rate(card_id: str, *ratings: Rating, wait: timedelta = timedelta(minutes=11)) -> None:
         card = session.study_card("demo", card_id)
@@ -74,7 +78,13 @@ def studied(
     clock.set(now - timedelta(minutes=2))
     rate("term", Rating.Good, wait=timedelta(minutes=1))  # learning, due in minutes
     session.bury(session.study_card("demo", "context"))
+    clock.set(now)  # the export's now: on the study day Anki's import (real time) is on
     return session, clock
+
+
+def _day_start(settings: Settings) -> datetime:
+    """When the machine's study day began (its own zone, as Anki's backend reads it)."""
+    return day_bounds(datetime.now(UTC), hour=settings.rollover_hour, tz=None)[0]
 
 
 def _card_for(col: Collection, front: str) -> CardId:
@@ -90,6 +100,7 @@ def test_reviews_states_and_presets_arrive_in_anki(
     session, _ = studied
     states, answers = session.scheduling_records(["demo"])
     assert len(answers) == 9
+    cutoff = collection.sched.day_cutoff
     started = time.perf_counter()
     result = export_anki(session.library, tmp_path / "s.apkg", deck_ids=["demo"], session=session)
     export_s = time.perf_counter() - started
@@ -131,7 +142,9 @@ def test_reviews_states_and_presets_arrive_in_anki(
     assert (basic.type, basic.queue, basic.lapses) == (2, 2, 1)
     term, term_due = collection.get_card(cids["term"]), by_id["term"].due
     assert term_due is not None
-    if term_due.timestamp() < collection.sched.day_cutoff:  # a learning step due today
+    if collection.sched.day_cutoff != cutoff:
+        pytest.skip("Anki's study day rolled over between the export and this check")
+    if term_due.timestamp() < cutoff:  # a learning step due today
         assert (term.type, term.queue) == (1, 1)
         assert abs(term.due - term_due.timestamp()) <= 1
     else:  # the step falls after Anki's next day starts (near 4 am): Anki counts it by day
@@ -257,7 +270,8 @@ def test_a_leech_arrives_suspended_and_tagged_leech(
         root=library.root, data_dir=tmp_path / "data", leech_lapses=1, enable_fuzzing=False
     )
     clock = FakeClock(datetime.now(UTC) - timedelta(days=5))
-    session = make_session(library, settings=settings, clock=clock)
+    # The machine's own zone, as Anki's backend reads it: both must start a day at one instant.
+    session = make_session(library, settings=settings, clock=clock, tz=None)
     card = session.study_card("other", "lone")
     for rating in (Rating.Good, Rating.Good):
         session.answer(card, rating, duration_ms=3000)
