@@ -31,11 +31,21 @@ class UploadDeclined(SyncFailed):
         self.question = question
 
 
+_ISOLATES = dict.fromkeys(map(ord, "\u2066\u2067\u2068\u2069"))
+"""The invisible marks Anki's translated messages put around each value (Unicode's bidi
+isolates): a terminal-safe line shows them escaped, as they could reorder what is shown."""
+
+
+def anki_said(error: BaseException) -> str:
+    """What an error of Anki's backend says, on one line, without the invisible marks."""
+    return " ".join(str(error).translate(_ISOLATES).split()) or type(error).__name__
+
+
 def from_anki(error: BaseException, server: str) -> SyncFailed:
     """A `SyncFailed` for an error of Anki's backend during a login or a sync with `server`."""
     from anki.errors import BackendError, Interrupted, NetworkError, SyncError, SyncErrorKind
 
-    text = " ".join(str(error).split()) or type(error).__name__
+    text = anki_said(error)
     if isinstance(error, NetworkError):
         return SyncFailed(f"cannot reach the sync server {server} ({_short(text)}); {NOTHING_LOST}")
     if isinstance(error, SyncError) and error.kind == SyncErrorKind.AUTH:

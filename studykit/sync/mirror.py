@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from studykit.srs.lock import holding
 from studykit.sync.account import SyncKey, SyncPaths
-from studykit.sync.errors import SyncFailed, from_anki
+from studykit.sync.errors import SyncFailed, anki_said, from_anki
 
 if TYPE_CHECKING:
     from anki.collection import Collection
@@ -108,7 +108,7 @@ class Mirror:
         try:
             return call()
         except BackendError as error:
-            said = " ".join(str(error).split()) or type(error).__name__
+            said = anki_said(error)
             raise SyncFailed(f"Anki's backend refused a change to the mirror: {said}") from error
 
     def auth(self, key: SyncKey) -> Any:
@@ -183,7 +183,7 @@ def _open_collection(collection: type[Collection], paths: SyncPaths) -> Collecti
         return collection(str(paths.collection))
     except (BackendError, DBError) as error:
         raise SyncFailed(
-            f"cannot open the mirror collection {paths.collection} ({error}); "
+            f"cannot open the mirror collection {paths.collection} ({anki_said(error)}); "
             "`studykit sync logout` and `studykit sync login` start a fresh one"
         ) from error
 
@@ -212,9 +212,9 @@ def login(paths: SyncPaths, username: str, password: str, endpoint: str | None) 
             auth = col.sync_login(username=username, password=password, endpoint=endpoint)
         except BackendError as error:
             if _is_auth(error):
-                said = " ".join(str(error).split())
                 raise SyncFailed(
-                    f"{server} refused the login: {said} (check the user name and password)",
+                    f"{server} refused the login: {anki_said(error)} "
+                    "(check the user name and password)",
                     usage=True,
                 ) from error
             raise from_anki(error, server) from error

@@ -48,6 +48,8 @@ def test_a_server_that_is_down_loses_nothing_and_a_retry_works(
     assert failed.returncode == 1
     (line,) = failed.stderr.strip().splitlines()
     assert line.startswith("studykit: error: cannot reach the sync server")
+    # Anki wraps values in invisible bidi isolates; escaped, they showed as \u2068…\u2069.
+    assert "\\u20" not in line and not any("\u2066" <= c <= "\u2069" for c in line), line
     server.start()  # the same port and base dir: the server is back
     report = student.sync()
     assert report.answers_out == 1
@@ -66,6 +68,7 @@ def test_a_wrong_password_is_refused_and_nothing_is_kept(
     assert wrong.returncode == 2
     (line,) = wrong.stderr.strip().splitlines()
     assert line.startswith("studykit: error: ") and "refused the login" in line
+    assert "\\u20" not in line, line  # no escaped bidi isolates from Anki's message
     assert not student.paths.key.exists()
     right = studykit(
         student, "sync", "login", "--endpoint", server.url, "--username", USER, password=PASSWORD
