@@ -42,14 +42,16 @@ _UNITS: Final = {"mib": MIB, "gib": GIB, "tib": GIB << 10}
 _SECONDS: Final = {"s": 1.0, "min": 60.0, "h": 3600.0}
 
 
-_PART: Final = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
-
-
 _NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
 
 
+_PART: Final = re.compile(rf"({_NUMBER.pattern})([a-z]+)")
+
+
+_KILO: Final = frozenset({"k", "kb", "kib"})
+"""Kilobytes: below any budget's floor, so no size to suggest."""
+
 _MEANT: Final = {
-    **dict.fromkeys(("k", "kb", "kib"), "MiB"),
     **dict.fromkeys(("mb", "mi"), "MiB"),
     **dict.fromkeys(("g", "gb", "gi"), "GiB"),
     **dict.fromkeys(("t", "tb", "ti"), "TiB"),
@@ -120,9 +122,9 @@ def _unaccepted(part: str, match: re.Match[str] | None) -> str:
     number, unit = match.groups()
     if unit == "m":
         return f"`{part}`: write {number}min (a time) or {number}MiB (memory); {_FORMS}"
-    meant = _MEANT.get(unit)
-    if meant == "MiB" and unit.startswith("k"):
+    if unit in _KILO:
         return f"`{part}`: memory is counted in MiB or GiB, at least 64 MiB; {_FORMS}"
+    meant = _MEANT.get(unit)
     if meant is not None:
         return f"`{part}`: write {number}{meant}; {_FORMS}"
     return f"`{part}`: `{unit}` is not a unit here; {_FORMS}"
