@@ -39,6 +39,7 @@ _SCHEMA = (
 # The modules whose code decides a package's bytes from its notes.
 _WRITER = (
     ("studykit.export", "anki.py"),
+    ("studykit.export", "apkgfile.py"),
     ("studykit.export", "collection.py"),
     ("studykit.export", "presets.py"),
     ("studykit.export", "removed.py"),

@@ -15,7 +15,9 @@ import pytest
 from anki.collection import Collection
 
 from studykit.export import rows
-from studykit.export.anki import _models, _write, anki_deck_id, note_guid, write_package
+from studykit.export.anki import _write, note_guid, write_package
+from studykit.export.apkgfile import anki_deck_id
+from studykit.export.apkgfile import models as notetypes
 from studykit.export.plan import ExportPlan, ModelKind, PlannedDeck, PlannedNote
 from tests.unit.test_export_anki import import_package
 
@@ -54,7 +56,7 @@ def _field(rng: random.Random) -> str:
 def _fields(rng: random.Random, kind: ModelKind) -> tuple[str, ...]:
     if kind == "cloze":
         return (_cloze_text(rng), _field(rng), _field(rng))
-    return tuple(_field(rng) for _ in range(len(_models()[kind].fields)))
+    return tuple(_field(rng) for _ in range(len(notetypes()[kind].fields)))
 
 
 class _NoCards(genanki.Note):  # type: ignore[misc]
@@ -67,7 +69,7 @@ class _NoCards(genanki.Note):  # type: ignore[misc]
 
 def _anki_cards(tmp_path: Path, col: Collection, notes: list[Fields]) -> list[list[int]]:
     """The card ords Anki's own card generation gives each note."""
-    models = _models()
+    models = notetypes()
     deck = genanki.Deck(anki_deck_id("oracle"), "oracle")
     for number, (kind, fields) in enumerate(notes):
         deck.add_note(_NoCards(model=models[kind], fields=list(fields), guid=str(number)))
@@ -124,7 +126,7 @@ def _plain_notes(rng: random.Random, count: int) -> list[Fields]:
 
 
 def test_card_ords_agree_with_genanki_on_notes_like_ours() -> None:
-    models = _models()
+    models = notetypes()
     notes = _plain_notes(random.Random(6), 2000)
     for kind, fields in notes:
         theirs = sorted(card.ord for card in genanki.Note(models[kind], list(fields)).cards)
@@ -135,7 +137,7 @@ def test_card_ords_agree_with_genanki_on_notes_like_ours() -> None:
 def test_nested_clozes_get_cards_that_genanki_misses() -> None:
     text = "{{c1::outer {{c2::inner}} text}} and {{c3::x}}"
     assert rows.cloze_ords(text) == [0, 1, 2]
-    theirs = genanki.Note(_models()["cloze"], [text, "", ""]).cards
+    theirs = genanki.Note(notetypes()["cloze"], [text, "", ""]).cards
     assert sorted(card.ord for card in theirs) == [0, 2]
 
 
@@ -170,7 +172,7 @@ class _Stamped(genanki.Note):  # type: ignore[misc]
 
 
 def _genanki_package(plan: ExportPlan, mods: dict[str, int], path: Path) -> None:
-    models = _models()
+    models = notetypes()
     decks = {
         d.id: genanki.Deck(anki_deck_id(d.id), d.name, description=d.description)
         for d in plan.decks

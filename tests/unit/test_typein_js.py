@@ -22,7 +22,7 @@ from anki.import_export_pb2 import ImportAnkiPackageUpdateCondition
 from studykit.content.loading import Library, load_library
 from studykit.content.model import COMPUTED_KINDS, Card, Deck
 from studykit.export import export_anki
-from studykit.export.anki import computed_script
+from studykit.export.apkgfile import computed_script
 from studykit.export.variants import baked_variants
 from studykit.quiz import draw_variant, grade
 

@@ -14,7 +14,7 @@ from anki.collection import Collection
 
 from studykit.content.loading import load_library
 from studykit.export import export_anki
-from studykit.export.anki import computed_script
+from studykit.export.apkgfile import computed_script
 from tests.unit.test_export_anki import import_package, write_root
 from tests.unit.test_typein_js import NODE, needs_node
 

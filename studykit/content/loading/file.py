@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from studykit.content.loading.citing import note_citation_problems, source_lines
-from studykit.content.loading.positions import lookup, within
+from studykit.content.loading.positions import lookup_all, within
 from studykit.content.loading.problems import LoadProblem, problem_at, too_deep
 from studykit.content.loading.reading import read, syntax_problem
 from studykit.content.loading.references import deck_problems, note_problems
@@ -119,17 +119,18 @@ def _set_origin(obj: Strict, origin: Origin) -> None:
     obj.locate(origin)
 
 
-_TEXT_FIELDS = ("title", "body", "front", "back", "says")
+_TEXT_FIELDS = frozenset(("title", "body", "front", "back", "says"))
+_LISTS = ("definitions", "cards", "examples", "agrees_with", "sections", "claims", "measured")
+_KEYS = _TEXT_FIELDS | frozenset(_LISTS)
+"""The keys whose nodes give origins: one pass over a mapping finds them all."""
 
 
-def _set_text_origins(obj: Strict, node: Node) -> None:
+def _set_text_origins(obj: Strict, fields: dict[str, tuple[Node, Node]]) -> None:
     """Where each text field's value starts: a `|` block's lines map to the file's exactly."""
     texts: dict[str, TextOrigin] = {}
-    for field in _TEXT_FIELDS:
-        found = lookup(node, field)
-        if found is None or type(found[1]) is not ScalarNode:
+    for field, (_, value) in fields.items():
+        if field not in _TEXT_FIELDS or type(value) is not ScalarNode:
             continue
-        value = found[1]
         start, end = value.start_mark, value.end_mark
         if value.style == "|":
             texts[field] = TextOrigin(start.line + 2, 1, True)
@@ -138,32 +139,35 @@ def _set_text_origins(obj: Strict, node: Node) -> None:
     obj.locate_texts(texts)
 
 
-def _items(node: Node, key: str) -> list[Node]:
-    found = lookup(node, key)
+def _items(fields: dict[str, tuple[Node, Node]], key: str) -> list[Node]:
+    found = fields.get(key)
     return list(found[1].value) if found is not None and type(found[1]) is SequenceNode else []
 
 
 def _set_origins(model: Note | Deck, root: Node, rel: str) -> None:
     _set_origin(model, _node_origin(rel, root))
-    for definition, node in zip(model.definitions, _items(root, "definitions"), strict=False):
+    top = lookup_all(root, _KEYS)
+    for definition, node in zip(model.definitions, _items(top, "definitions"), strict=False):
         _set_origin(definition, _node_origin(rel, node))
-        _set_text_origins(definition, node)
+        _set_text_origins(definition, lookup_all(node, _KEYS))
     if isinstance(model, Deck):
-        for card, card_node in zip(model.cards, _items(root, "cards"), strict=False):
+        for card, card_node in zip(model.cards, _items(top, "cards"), strict=False):
             _set_origin(card, _node_origin(rel, card_node))
+            fields = lookup_all(card_node, _KEYS)
             for evidence, node in [
-                *zip(card.examples, _items(card_node, "examples"), strict=False),
-                *zip(card.agrees_with, _items(card_node, "agrees_with"), strict=False),
+                *zip(card.examples, _items(fields, "examples"), strict=False),
+                *zip(card.agrees_with, _items(fields, "agrees_with"), strict=False),
             ]:
                 _set_origin(evidence, _node_origin(rel, node))
-            _set_text_origins(card, card_node)
+            _set_text_origins(card, fields)
         return
-    for section, section_node in zip(model.sections, _items(root, "sections"), strict=False):
+    for section, section_node in zip(model.sections, _items(top, "sections"), strict=False):
         _set_origin(section, _node_origin(rel, section_node))
-        _set_text_origins(section, section_node)
-        for claim, claim_node in zip(section.claims, _items(section_node, "claims"), strict=False):
+        fields = lookup_all(section_node, _KEYS)
+        _set_text_origins(section, fields)
+        for claim, claim_node in zip(section.claims, _items(fields, "claims"), strict=False):
             _set_origin(claim, _node_origin(rel, claim_node))
-            _set_text_origins(claim, claim_node)
-        entries = _items(section_node, "measured")
+            _set_text_origins(claim, lookup_all(claim_node, _KEYS))
+        entries = _items(fields, "measured")
         for measurement, node in zip(section.measured, entries, strict=False):
             _set_origin(measurement, _node_origin(rel, node))

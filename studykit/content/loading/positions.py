@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -51,6 +51,26 @@ def lookup(node: Node, key: str) -> tuple[Node, Node] | None:
             if found is not None:
                 return found
     return None
+
+
+def lookup_all(node: Node, keys: Collection[str]) -> dict[str, tuple[Node, Node]]:
+    """`lookup` of each of `keys` that the mapping has, in one pass over its own keys."""
+    if type(node) is not MappingNode:
+        return {}
+    found: dict[str, tuple[Node, Node]] = {}
+    merged = False
+    for key_node, value_node in node.value:  # the last of a repeated key wins, as in lookup
+        if type(key_node) is not ScalarNode:
+            continue
+        if key_node.tag == MERGE_TAG:
+            merged = True
+        elif key_node.value in keys:
+            found[key_node.value] = (key_node, value_node)
+    if merged:
+        for key in keys:
+            if key not in found and (pair := lookup(node, key)) is not None:
+                found[key] = pair
+    return found
 
 
 def locate(root: Node, loc: Sequence[str | int]) -> tuple[Node | None, Node]:
