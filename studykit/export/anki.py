@@ -14,12 +14,16 @@ import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studykit.export.history import ExportSource
 from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, PlannedNote
 from studykit.export.removed import with_removed
 from studykit.export.reuse import KeptCounts, KeptPackage, package_digest
+
+if TYPE_CHECKING:
+    from studykit.export.apkgfile import Written
 
 _BASE91 = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
@@ -92,10 +96,16 @@ def write_package(
     """
     now = int(time.time() if timestamp is None else timestamp)
     guids = [note_guid(planned.guid_key) for planned in plan.notes]
+
+    def build(plan: ExportPlan, guids: list[str], stamps: dict[str, int]) -> Written:
+        from studykit.export.apkgfile import write_apkg  # genanki: only when one is built
+
+        return write_apkg(plan, Path(path), guids, stamps, now, source, progress, media_files)
+
     if ledger is None:
         names = {d.id: d.name for d in plan.decks}
         plan_out, guids_out, left = _left_out(plan, guids, keep_out, names)
-        counts = _write(plan_out, Path(path), guids_out, {}, now, source, progress, media_files)
+        counts = _counts(plan_out, guids_out, build(plan_out, guids_out, {}))
         return replace(counts, left_out=left)
     book = ledger.notes()
     if removed_from is None or removed_from:
@@ -128,7 +138,7 @@ def write_package(
                 written=dict(zip(guids, plan.notes, strict=True)),
                 left_out=left,
             )
-        counts = _write(plan, Path(path), guids, stamps, now, source, progress, media_files)
+        counts = _counts(plan, guids, build(plan, guids, stamps))
         kept.keep(
             key, counts.path, KeptCounts(counts.decks, counts.notes, counts.cards, counts.revlog)
         )
@@ -160,21 +170,9 @@ def _left_out(
     return replace(plan, notes=tuple(notes)), kept, tuple(left)
 
 
-def _write(
-    plan: ExportPlan,
-    path: Path,
-    guids: list[str],
-    stamps: dict[str, int],
-    now: int,
-    source: ExportSource | None,
-    progress: Callable[[int], None] | None,
-    media_files: Sequence[Path] = (),
-) -> PackageCounts:
-    from studykit.export.apkgfile import write_apkg  # genanki: only when a package is built
-
-    written = write_apkg(plan, path, guids, stamps, now, source, progress, media_files)
+def _counts(plan: ExportPlan, guids: list[str], written: Written) -> PackageCounts:
     return PackageCounts(
-        path=path,
+        path=written.path,
         decks=written.decks,
         notes=len(plan.notes),
         cards=written.cards,

@@ -236,8 +236,9 @@ class _Package(genanki.Package):  # type: ignore[misc]
 
 @dataclass(frozen=True)
 class Written:
-    """What a package built now holds beyond its plan: its cards and revlog rows."""
+    """A package built now: where, and what it holds beyond its plan."""
 
+    path: Path
     decks: int
     cards: int
     revlog: int
@@ -279,4 +280,4 @@ def write_apkg(
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
-    return Written(len(decks), package.cards, package.revlog)
+    return Written(path, len(decks), package.cards, package.revlog)
