@@ -89,7 +89,7 @@ def run_ours(key: str, data_dir: Path, spec_path: Path) -> None:
     took: list[float] = []
 
     async def drive(pilot: Pilot[object]) -> None:
-        while not isinstance(pilot.app.screen, HomeScreen):
+        while not (isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.opened):
             await pilot.pause(0.01)
         await _quiet(pilot)  # what starts after home (the models, the warm-up) is done
         home = pilot.app.screen

@@ -51,8 +51,8 @@ def run_twin(spec_path: Path) -> None:
     class Twin(App[None]):
         CSS_PATH = str(Path(__file__).resolve().parent.parent / "studykit/tui/studykit.tcss")
 
-        def on_mount(self) -> None:
-            self.push_screen(Home())
+        def get_default_screen(self) -> Screen[None]:
+            return Home()  # as studykit's home is
 
     async def leave(pilot: Pilot[object]) -> None:
         await pilot.pause()
@@ -77,7 +77,7 @@ def run_studykit(
     from studykit.tui.screens.home import HomeScreen
 
     async def leave(pilot: Pilot[object]) -> None:
-        while not isinstance(pilot.app.screen, HomeScreen):
+        while not (isinstance(pilot.app.screen, HomeScreen) and pilot.app.screen.opened):
             await pilot.pause(0.005)
         await pilot.pause()
         unwanted = ("sympy", "genanki") if with_torch else ("torch", "sympy", "genanki")

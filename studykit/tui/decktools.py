@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 class HomeDeckTools(Screen[None]):
     """Home's part that opens Custom study and the deck options for the highlighted deck."""
 
-    session: StudySession
+    @property
+    def session(self) -> StudySession:
+        """Home's open session."""
+        raise NotImplementedError
 
     def _highlighted(self) -> DeckGroup | None:
         raise NotImplementedError

@@ -40,7 +40,11 @@ def summary(report: SyncReport) -> str:
 class HomeSync(LoudWorkers, Screen[None]):
     """Home's part that syncs: the worker, its progress line and its outcome."""
 
-    session: StudySession
+    @property
+    def session(self) -> StudySession:
+        """Home's open session."""
+        raise NotImplementedError
+
     worker_titles: ClassVar[dict[str, str]] = {SYNC_WORKER: "The sync failed"}
 
     def refresh_decks(self) -> None:

@@ -12,10 +12,9 @@ from studykit.content.loading import load_library
 from studykit.core.config import Settings
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.widgets.deck_tree import DeckTree
 from tests.robustness.hostile import CASES, HOSTILE, Case, root_with
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import at_home, plain, settle
 
 
 def _deck_names(tree: DeckTree) -> set[str]:
@@ -38,7 +37,7 @@ async def test_app_shows_good_decks_and_lists_the_bad_file(
     settings = Settings(root=root, data_dir=tmp_path / "data", enable_fuzzing=False)
     app = make_app(settings, session=make_session(library, settings=settings))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         names = _deck_names(app.screen.query_one(DeckTree))
         assert "Demo::Good" in names
         problems = plain(app.screen.query_one("#problems-text", Static))

@@ -7,7 +7,7 @@ from textual.widgets import Static
 from studykit.tui.app import make_app
 from studykit.tui.screens.home import HomeScreen
 from tests.sync.helpers import Phone, Student
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import at_home, plain, settle
 
 
 async def test_y_syncs_and_the_counts_update(student: Student, phone: Phone) -> None:
@@ -19,7 +19,7 @@ async def test_y_syncs_and_the_counts_update(student: Student, phone: Phone) -> 
     session = student.session()
     app = make_app(student.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         home = app.screen
         assert isinstance(home, HomeScreen)
         new_before = session.deck_counts()[0].new
@@ -36,7 +36,7 @@ async def test_y_without_a_login_says_so_on_the_line(student: Student) -> None:
     student.paths.key.unlink()
     app = make_app(student.settings, session=student.session())
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("y")
         line = app.screen.query_one("#sync-line", Static)
         await settle(pilot, lambda: plain(line).startswith("Sync failed"), steps=2000)
@@ -49,7 +49,7 @@ async def test_y_asks_before_uploading_to_an_empty_server(student: Student, phon
     student.answer("one", 3)
     app = make_app(student.settings, session=student.session())
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         home = app.screen
         await pilot.press("y")
         await settle(pilot, lambda: isinstance(app.screen, ConfirmScreen), steps=2000)

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from studykit.tui.app import StudykitApp
+from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.review import ReviewScreen
 
 
@@ -21,6 +22,12 @@ async def settle(pilot: Pilot[None], until: Callable[[], bool], *, steps: int = 
             return
         await pilot.pause(0.01)
     raise AssertionError("the app never reached the expected state")
+
+
+def at_home(app: object) -> bool:
+    """Home is in view, showing the decks of an open session (it is up before that)."""
+    screen = getattr(app, "screen", None)
+    return isinstance(screen, HomeScreen) and screen.opened
 
 
 async def shown_review(app: StudykitApp, pilot: Pilot[None]) -> ReviewScreen:

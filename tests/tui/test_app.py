@@ -12,9 +12,9 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Markdown, OptionList, Static
 
 from studykit.content.loading import Library, load_library
@@ -39,7 +39,7 @@ from tests.conftest import FakeClock
 from tests.unit.test_loading_cache import rename_a_card_field
 from tests.unit.test_loading_cache import settle as settle_files
 
-from .helpers import plain, screen_text, settle, write
+from .helpers import at_home, plain, screen_text, settle, write
 
 SIZE = (120, 40)
 MakeSession = Callable[..., StudySession]
@@ -78,7 +78,7 @@ async def test_home_lists_decks_as_a_tree_with_counts(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         rows = tree_rows(app)
         assert set(rows) == {"Demo", "Demo::Alpha", "Demo::Beta"}
         # beta allows one new card a day; the parent sums its children
@@ -98,7 +98,7 @@ async def test_review_a_deck_to_the_finish_screen(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await highlight(app, pilot, "Demo::Alpha")
         await pilot.press("enter")
         await settle(pilot, lambda: isinstance(app.screen, ReviewScreen))
@@ -143,7 +143,7 @@ async def test_review_a_deck_to_the_finish_screen(
         assert text.count("in ") >= 1
 
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert tree_rows(app)["Demo::Alpha"].new == 0
 
 
@@ -244,7 +244,7 @@ async def test_notes_section_list_jumps_to_the_section(
     session = make_session(library)
     app = make_app(tmp_settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("n")
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         notes = app.screen
@@ -271,7 +271,7 @@ async def test_stats_screen_shows_reviews_forecast_and_heatmap(
         session.answer(card, Rating.Easy, duration_ms=1500)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("s")
         await settle(pilot, lambda: isinstance(app.screen, StatsScreen))
         values = plain(app.screen.query_one("#summary-values", Static)).splitlines()
@@ -286,7 +286,7 @@ async def test_stats_screen_shows_reviews_forecast_and_heatmap(
         monday_row = heatmap[1]  # the fake clock's today is a Monday
         assert monday_row.startswith("Mon") and monday_row.rstrip().endswith("█")
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
 
 
 async def test_home_lists_files_that_failed_to_load(
@@ -307,7 +307,7 @@ async def test_home_lists_files_that_failed_to_load(
     assert library.bad_files == ("decks/bad.yaml",)
     app = make_app(tmp_settings, session=make_session(library))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert set(tree_rows(app)) == {"Good"}
         problems = app.screen.query_one("#problems")
         assert problems.display
@@ -367,7 +367,7 @@ async def test_a_leech_is_marked(
         assert not leech.display
 
 
-async def test_a_slow_open_runs_in_a_worker_behind_a_loading_screen(
+async def test_a_slow_open_runs_in_a_worker_while_home_shows_it_loading(
     tmp_settings: Settings,
 ) -> None:
     opening = threading.Event()
@@ -380,26 +380,29 @@ async def test_a_slow_open_runs_in_a_worker_behind_a_loading_screen(
 
     app = StudykitApp(tmp_settings, opener=slow_open)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, LoadingScreen))
+        decks = app.screen.query_one(DeckTree)
+        await settle(pilot, lambda: decks.loading)
         assert opening.is_set() and app.session is None  # the UI runs while it opens
+        assert "Deck" in screen_text(app) and "q Quit" in screen_text(app)
         release.set()
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-        assert app.session is not None
+        await settle(pilot, lambda: at_home(app))
+        assert app.session is not None and not decks.loading
         assert tmp_settings.database_path.exists()
-        assert [type(s) for s in app.screen_stack[1:]] == [HomeScreen]  # it replaced loading
+        assert [type(s) for s in app.screen_stack] == [HomeScreen]
+        assert tree_rows(app)  # the decks, in place of the indicator
 
 
 async def test_a_quick_open_goes_straight_to_home(
     tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    composed: list[LoadingScreen] = []
-    compose = LoadingScreen.compose
+    composed: list[Widget] = []
+    indicator = DeckTree.get_loading_widget
 
-    def spy(screen: LoadingScreen) -> ComposeResult:
-        composed.append(screen)
-        return compose(screen)
+    def spy(tree: DeckTree) -> Widget:
+        composed.append(tree)
+        return indicator(tree)
 
-    monkeypatch.setattr(LoadingScreen, "compose", spy)
+    monkeypatch.setattr(DeckTree, "get_loading_widget", spy)
     StudySession.open(tmp_settings).close()  # a warm start: database made, library cached
     real_open, took = StudySession.open, []
 
@@ -413,12 +416,12 @@ async def test_a_quick_open_goes_straight_to_home(
     monkeypatch.setattr(StudySession, "open", timed_open)
     app = make_app(tmp_settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
-        await pilot.pause(LOADING_DELAY_S + 0.1)  # past the moment the loading screen was due
-        assert [type(s) for s in app.screen_stack[1:]] == [HomeScreen]
+        await settle(pilot, lambda: at_home(app))
+        await pilot.pause(LOADING_DELAY_S + 0.1)  # past the moment the indicator was due
+        assert [type(s) for s in app.screen_stack] == [HomeScreen]
     print(f"warm open took {took[0]:.3f} s")
-    # A machine too busy to open within half the delay rightly shows the loading screen
-    # (test_a_slow_open_runs_in_a_worker_behind_a_loading_screen); a quick one never does.
+    # A machine too busy to open within half the delay rightly shows the loading indicator
+    # (test_a_slow_open_runs_in_a_worker_while_home_shows_it_loading); a quick one never does.
     if took[0] < LOADING_DELAY_S / 2:
         assert composed == []
 
@@ -426,7 +429,7 @@ async def test_a_quick_open_goes_straight_to_home(
 async def test_the_app_closes_the_session_it_opened(tmp_settings: Settings) -> None:
     app = make_app(tmp_settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         session = app.session
         assert session is not None
         assert session.store.last_answer() is None  # open and usable
@@ -453,7 +456,7 @@ async def test_command_palette_offers_home_notes_stats(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         commands = {c.title: c for c in palette_commands(app)}
         assert {"Home", "Notes", "Stats"} <= set(commands)
         commands["Stats"].callback()
@@ -461,7 +464,7 @@ async def test_command_palette_offers_home_notes_stats(
         commands["Notes"].callback()
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         commands["Home"].callback()
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
 
 
 async def test_reload_picks_up_new_files(tmp_path: Path) -> None:
@@ -470,7 +473,7 @@ async def test_reload_picks_up_new_files(tmp_path: Path) -> None:
     settings = Settings(root=root, data_dir=tmp_path / "data")
     app = make_app(settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert set(tree_rows(app)) == {"One"}
         write(root, "decks/two.yaml", one_card_deck("two", "Two"))
         await pilot.press("r")
@@ -505,7 +508,7 @@ async def test_a_cached_library_whose_models_will_not_build_says_so_and_reloads(
         await settle(pilot, lambda: isinstance(app.screen, ErrorScreen))
         assert "press r to reload" in plain(app.screen.query_one("#error-message", Static))
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert set(tree_rows(app)) == {"One"}
         old = app.session
         await pilot.press("r")
@@ -551,7 +554,7 @@ async def test_review_with_nothing_left_goes_straight_to_finish(
         due = session.next_due("beta")
         assert due is not None and format_local(due) in text
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
 
 
 def notifications(app: StudykitApp) -> list[str]:
@@ -565,7 +568,7 @@ async def test_export_says_what_it_wrote_and_what_a_damaged_ledger_lost(
     app = make_app(session.settings, session=session)
     ledger = session.settings.data_dir / "anki-export.sqlite3"
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await highlight(app, pilot, "Demo::Alpha")
         await pilot.press("x")
         await settle(pilot, lambda: any("Exported Demo::Alpha" in n for n in notifications(app)))
@@ -582,16 +585,45 @@ async def test_export_says_what_it_wrote_and_what_a_damaged_ledger_lost(
         assert "Export ledger damaged (alpha), now rebuilt: note times were lost" in said
 
 
-@pytest.mark.parametrize(("start", "first"), [("home", HomeScreen), ("stats", StatsScreen)])
+async def test_home_is_up_at_once_and_its_keys_wait_for_the_session(
+    tmp_settings: Settings,
+) -> None:
+    """Home is the first screen from the start; until the session opens, its keys do
+    nothing (dimmed in the footer) and a quit then ends cleanly."""
+    release = threading.Event()
+
+    def slow_open(settings: Settings) -> StudySession:
+        release.wait(timeout=30)
+        return StudySession.open(settings)
+
+    app = StudykitApp(tmp_settings, opener=slow_open)
+    async with app.run_test(size=SIZE) as pilot:
+        home = app.screen
+        assert isinstance(home, HomeScreen) and not home.opened
+        await pilot.press("s", "b", "z", "x", "n")  # nothing to show or export yet
+        # Nothing opened over home (the loading screen may have, after LOADING_DELAY_S).
+        assert {type(s) for s in app.screen_stack} <= {HomeScreen, LoadingScreen}
+        assert app.check_action("quit", ()) is not False
+        assert home.check_action("stats", ()) is None  # dimmed, not hidden
+        release.set()
+        await settle(pilot, lambda: at_home(app))
+        assert home.check_action("stats", ()) is True
+        assert [type(s) for s in app.screen_stack] == [HomeScreen]
+        await pilot.press("q")
+    assert app.carried_on == 0
+    assert not (tmp_settings.data_dir / "errors.log").exists()
+
+
+@pytest.mark.parametrize(("start", "first"), [("review", ReviewScreen), ("stats", StatsScreen)])
 async def test_quitting_before_the_first_screen_is_built_ends_cleanly(
     tmp_settings: Settings, start: str, first: type[Screen[None]]
 ) -> None:
-    """A quit the moment the first screen is pushed (a key pressed at start): Textual mounts
-    it without its widgets; its mount must not fail on them (a dialog on the way out, a log)."""
+    """A quit the moment the first screen over home is pushed (a key pressed at start):
+    Textual mounts it without its widgets; its mount must not fail on them."""
     app = make_app(tmp_settings, start=start)  # the session opens in a worker, then the screen
     async with app.run_test(size=SIZE):
         while not isinstance(app.screen, first):
-            await asyncio.sleep(0)  # not pilot.pause(): that would let home compose
+            await asyncio.sleep(0)  # not pilot.pause(): that would let the screen compose
         assert not app.screen.children
         app.exit()
     assert app.carried_on == 0
@@ -606,6 +638,6 @@ async def test_a_started_app_reads_the_screens_stylesheet_once_home_has_settled(
     monkeypatch.setattr(app_module, "PRELOAD_DELAY_S", 0.01)
     app = make_app(Settings(root=root, data_dir=tmp_path / "data"))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         # Home has settled: the later screens' CSS is read then, not when one first opens.
         await settle(pilot, lambda: app.stylesheet.has_source(str(SCREENS_CSS), ""))

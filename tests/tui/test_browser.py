@@ -15,9 +15,8 @@ from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.palette import palette_commands
 from studykit.tui.screens.browser import BrowserScreen
 from studykit.tui.screens.confirm import ConfirmScreen
-from studykit.tui.screens.home import HomeScreen
 
-from .helpers import plain, screen_text, settle, write
+from .helpers import at_home, plain, screen_text, settle, write
 
 SIZE = (120, 40)
 MakeSession = Callable[..., StudySession]
@@ -67,7 +66,7 @@ def listed(screen: BrowserScreen) -> list[str]:
 
 async def open_browser(app: StudykitApp, pilot: object, count: int) -> BrowserScreen:
     """From home, `b`; wait until `count` cards are listed and one is selected."""
-    await settle(pilot, lambda: isinstance(app.screen, HomeScreen))  # type: ignore[arg-type]
+    await settle(pilot, lambda: at_home(app))  # type: ignore[arg-type]
     await pilot.press("b")  # type: ignore[attr-defined]
     await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))  # type: ignore[arg-type]
     screen = app.screen
@@ -143,7 +142,7 @@ async def test_exclamation_mark_on_home_lists_the_suspended_and_enter_unsuspend_
         session.suspend(session.study_card("demo", card_id))
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("exclamation_mark")
         await settle(pilot, lambda: isinstance(app.screen, BrowserScreen))
         screen = app.screen
@@ -158,7 +157,7 @@ async def test_exclamation_mark_on_home_lists_the_suspended_and_enter_unsuspend_
         await settle(pilot, lambda: listed(screen) == ["demo/decay", "demo/parallel"])
         assert session.study_card("demo", "decay").suspended
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
 
 
 async def test_forget_asks_keeps_history_and_u_restores(session: StudySession) -> None:
@@ -291,7 +290,7 @@ async def test_letters_typed_into_the_search_are_text_not_actions(session: Study
 async def test_the_palette_offers_the_browser(session: StudySession) -> None:
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         commands = {c.title: c for c in palette_commands(app)}
         assert {"Browse cards", "Suspended cards"} <= set(commands)
         commands["Suspended cards"].callback()

@@ -16,11 +16,10 @@ from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.palette import palette_commands
 from studykit.tui.screens.card_info import CardInfoScreen
 from studykit.tui.screens.experiments import ExperimentsScreen
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.review import ReviewScreen
 from tests.conftest import FakeClock
 
-from .helpers import screen_text, settle
+from .helpers import at_home, screen_text, settle
 from .test_browser import DECK, MakeSession, deck_root, line_of, notes, open_browser
 
 SIZE = (120, 40)
@@ -89,7 +88,7 @@ async def test_e_in_review_without_a_working_editor_says_so_and_stays(
         commands = {command.title: command for command in palette_commands(app)}
         assert "Experiments" in commands
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("e")
         await settle(pilot, lambda: isinstance(app.screen, ExperimentsScreen))
 

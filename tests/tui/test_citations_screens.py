@@ -18,12 +18,11 @@ from studykit.core.config import Settings
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.messages import NotesRequested
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen, SectionView
 from studykit.tui.screens.review import ReviewScreen
 from tests.unit.test_citations import write_root
 
-from .helpers import screen_text, settle
+from .helpers import at_home, screen_text, settle
 
 SIZE = (120, 40)
 
@@ -35,7 +34,7 @@ async def test_notes_screen_shows_the_claims_value(
     session = make_session(library)
     app = make_app(tmp_settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested("rnn-limitations", "vanishing-gradient"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         view = app.screen.query_one("#section-vanishing-gradient", SectionView)
@@ -116,7 +115,7 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
     assert [str(p) for p in library.problems] == []
     app = make_app(settings, session=make_session(library, settings=settings))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested("demo-note"))
         opened = await _waited(
             lambda: isinstance(app.screen, NotesScreen) and bool(app.screen.query(SectionView))
@@ -152,7 +151,7 @@ async def test_heavy_claims_compute_off_the_ui_thread_and_keys_are_answered(
         assert "S0 = 4999. S1 = 4999." in shown and "…" not in shown
         # Computed once: the cache is by expression, and studykit show and export share it.
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested("demo-note"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         again = app.screen.query_one("#section-sums", SectionView)
@@ -189,7 +188,7 @@ async def test_a_computed_claim_redraws_only_the_sections_that_cite_it(
     monkeypatch.setattr(notes, "cited_markdown", counted)
     app = make_app(settings, session=make_session(library, settings=settings))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested("demo-note"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         view = app.screen.query_one("#section-cites", SectionView)

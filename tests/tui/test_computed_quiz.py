@@ -12,12 +12,11 @@ from studykit.content.model import Deck
 from studykit.core.config import Settings
 from studykit.study.session import Rating, StudySession
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.quiz import CRAM_NOTE, QuizScoreScreen, QuizScreen
 from studykit.tui.widgets.answer_panel import AnswerPanel
 from tests.conftest import make_library
 
-from .helpers import plain, screen_text, settle
+from .helpers import at_home, plain, screen_text, settle
 
 SIZE = (120, 40)
 MakeSession = Callable[..., StudySession]
@@ -123,14 +122,14 @@ async def test_a_quiz_of_three_reaches_its_score_and_feeds_the_schedule_only_if_
             if wanted is not None:
                 assert rating == wanted
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
 
 
 async def test_z_on_home_starts_a_quiz_on_the_highlighted_deck(make_session: MakeSession) -> None:
     session = make_session(make_library([DECK]))
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("z")
         await settle(pilot, lambda: isinstance(app.screen, QuizScreen))
         screen = app.screen

@@ -23,7 +23,7 @@ from studykit.tui.screens.loading import LoadingScreen
 from studykit.tui.screens.review import ReviewScreen
 from tests.robustness.conftest import child_env
 
-from .helpers import plain, settle
+from .helpers import at_home, plain, settle
 
 SIZE = (120, 40)
 MakeSession = Callable[..., StudySession]
@@ -44,7 +44,7 @@ async def test_home_says_when_another_studykit_has_the_data_folder_open(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         home = app.screen
         assert isinstance(home, HomeScreen)
         notice = home.query_one("#home-notice", Static)

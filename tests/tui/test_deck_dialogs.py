@@ -14,12 +14,11 @@ from studykit.tui.palette import palette_commands
 from studykit.tui.screens.custom_study import CustomStudyScreen
 from studykit.tui.screens.deck_options import DeckOptionsScreen
 from studykit.tui.screens.finish import FinishScreen
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.review import ReviewScreen
 from tests.conftest import make_deck, make_library
 from tests.unit.test_deck_options import DECK, REL, deck_root
 
-from .helpers import plain, settle
+from .helpers import at_home, plain, settle
 
 SIZE = (120, 40)
 Factory = Callable[..., StudySession]
@@ -33,7 +32,7 @@ async def test_custom_study_reviews_the_forgotten_cards_and_schedules_them(
         session.answer(session.study_card("d", card_id), rating, duration_ms=1000)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("c")
         await settle(pilot, lambda: isinstance(app.screen, CustomStudyScreen))
         await pilot.click("#custom-start")  # the first filter: forgotten today
@@ -70,7 +69,7 @@ async def test_a_filter_that_finds_no_card_says_so(make_session: Factory) -> Non
     session = make_session(make_library([make_deck("d", 2, name="Demo")]))
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("c")
         await settle(pilot, lambda: isinstance(app.screen, CustomStudyScreen))
         await pilot.click("#custom-start")
@@ -84,7 +83,7 @@ async def test_deck_options_are_saved_to_the_file_and_the_session_reloads(tmp_pa
     settings = Settings(root=root, data_dir=tmp_path / "data", enable_fuzzing=False)
     app = make_app(settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("down", "o")  # the deck under its `Demo` group
         await settle(pilot, lambda: isinstance(app.screen, DeckOptionsScreen))
         screen = app.screen
@@ -104,7 +103,7 @@ async def test_deck_options_are_saved_to_the_file_and_the_session_reloads(tmp_pa
             session = app.session
             return session is not None and session.outlines["limits"].new_per_day == 3
 
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen) and reloaded(), steps=1000)
+        await settle(pilot, lambda: at_home(app) and reloaded(), steps=1000)
     expected = DECK.replace("new_per_day:   7    #", "new_per_day:   3    #")
     assert (root / REL).read_text(encoding="utf-8") == expected
 
@@ -115,12 +114,12 @@ async def test_the_palette_opens_both_and_a_deck_without_a_file_says_so(
     session = make_session(make_library([make_deck("d", 2, name="Demo")]))
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         commands = {c.title: c for c in palette_commands(app)}
         commands["Custom study"].callback()
         await settle(pilot, lambda: isinstance(app.screen, CustomStudyScreen))
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         commands["Deck options"].callback()
         await settle(pilot, lambda: isinstance(app.screen, DeckOptionsScreen))
         error = app.screen.query_one("#options-error", Static)

@@ -16,9 +16,8 @@ from studykit.experiments.budget import Budget
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
-from studykit.tui.screens.home import HomeScreen
 from tests.experiment_fixtures import gone, run_children, wait_until_gone
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import at_home, plain, settle
 
 pytest.importorskip("torch")
 
@@ -41,7 +40,7 @@ async def start_a_long_run(pilot: object) -> tuple[ExperimentsScreen, int]:
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
-    await settle(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
+    await settle(pilot, lambda: at_home(pilot.app))
     await pilot.press("e")
     await settle(pilot, lambda: isinstance(pilot.app.screen, ExperimentsScreen))
     screen = pilot.app.screen
@@ -88,6 +87,6 @@ async def test_leaving_the_screen_mid_run_ends_the_child(
     async with app.run_test(size=SIZE) as pilot:
         _, child = await start_a_long_run(pilot)
         app.pop_screen()  # not through Escape, which cancels first: the screen just goes
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         took = await until_gone(child, 2.0)
         print(f"screen left: child gone after {took:.2f} s")

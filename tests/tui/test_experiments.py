@@ -19,9 +19,8 @@ from studykit.experiments.device import torch_version
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.widgets.experiment_result import ExperimentResultView, answers_table
-from tests.tui.helpers import plain, settle
+from tests.tui.helpers import at_home, plain, settle
 
 pytest.importorskip("torch")
 
@@ -39,7 +38,7 @@ async def open_experiments(pilot: object, app: object) -> ExperimentsScreen:
     from textual.pilot import Pilot
 
     assert isinstance(pilot, Pilot)
-    await settle(pilot, lambda: isinstance(pilot.app.screen, HomeScreen))
+    await settle(pilot, lambda: at_home(pilot.app))
     await pilot.press("e")
     await settle(pilot, lambda: isinstance(pilot.app.screen, ExperimentsScreen))
     screen = pilot.app.screen
@@ -130,4 +129,4 @@ async def test_typing_an_invalid_value_disables_run_and_escape_cancels_a_run(
         assert isinstance(app.screen, ExperimentsScreen)  # escape cancelled, did not go back
         assert not screen.query_one(ExperimentResultView).display
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))

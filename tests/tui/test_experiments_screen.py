@@ -34,7 +34,7 @@ from studykit.tui.app import StudykitApp, make_app
 from studykit.tui.screens.experiments import ExperimentsScreen
 from studykit.tui.screens.home import HomeScreen
 from studykit.tui.widgets.experiment_result import ExperimentResultView
-from tests.tui.helpers import plain, screen_text, settle
+from tests.tui.helpers import at_home, plain, screen_text, settle
 
 NAME = "paced-test"
 OTHER = "instant-test"
@@ -151,7 +151,7 @@ async def test_experiments(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Non
 async def open_screen(
     pilot: Pilot[None], app: StudykitApp, session: StudySession, **options: object
 ) -> ExperimentsScreen:
-    await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+    await settle(pilot, lambda: at_home(app))
     screen = ExperimentsScreen(session, selected=NAME, runner=inline_runner, **options)  # type: ignore[arg-type]
     app.push_screen(screen)
     await settle(pilot, lambda: app.screen is screen and bool(screen.query("#param-size")))
@@ -336,7 +336,7 @@ async def test_escape_during_a_run_cancels_and_escape_again_leaves_at_once(
         assert app.screen is screen  # the first Escape asks the run to stop
         # The run has not noticed yet (it is slow to stop); Escape again leaves at once.
         await pilot.press("escape")
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert PACE.saw_cancel.is_set()
         assert screen.active is not None  # left before the run ended
         PACE.let_stop.set()
@@ -354,7 +354,7 @@ async def test_leaving_the_screen_mid_run_sets_the_cancel_flag(
         await pilot.press("ctrl+r")
         await settle(pilot, PACE.half_way.is_set, steps=1000)
         app.pop_screen()  # e.g. a key bound by the app
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert PACE.saw_cancel.wait(5)
 
 
@@ -381,7 +381,7 @@ async def test_a_failed_run_shows_the_error_on_screen(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         screen = ExperimentsScreen(session, selected=OTHER, runner=failing_runner)
         app.push_screen(screen)
         await settle(pilot, lambda: app.screen is screen and bool(screen.query("#param-x")))

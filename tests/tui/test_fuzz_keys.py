@@ -49,7 +49,7 @@ from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.screens.quiz import QuizScreen
 from studykit.tui.screens.review import ReviewScreen
 from studykit.tui.screens.stats import StatsScreen
-from tests.tui.helpers import plain, screen_text, settle
+from tests.tui.helpers import at_home, plain, screen_text, settle
 
 MakeSession = Callable[..., StudySession]
 ESCAPES = Path(__file__).resolve().parents[1] / "data" / "escapes"
@@ -162,7 +162,7 @@ async def test_random_keys_never_end_the_app(
     app = make_app(settings, session=session)
     rng = random.Random(f"fuzz-{name}")
     async with app.run_test(size=(100, 32)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         for sent in range(0, KEYS_PER_SCREEN, BURST):
             await _open(pilot, app, session, name)
             keys = rng.choices(KEYS, k=BURST)
@@ -177,7 +177,7 @@ async def test_backspacing_and_retyping_gamma_fast_never_ends_the_app(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.push_screen(ExperimentsScreen(session, selected="effective-context"))
         await settle(pilot, lambda: bool(app.screen.query("#param-gamma")))
         gamma = app.screen.query_one("#param-gamma", Input)
@@ -220,7 +220,7 @@ async def test_an_error_in_a_handler_is_shown_and_the_app_and_the_screen_carry_o
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(100, 30)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         screen = Faulty()
         app.push_screen(screen)
         await settle(pilot, lambda: app.screen is screen)

@@ -15,10 +15,9 @@ from studykit.study.quiz_questions import QuizAnswer
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.messages import ReviewScope
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.quiz import QuizScoreScreen
 from studykit.tui.widgets.deck_tree import DeckTree
-from tests.tui.helpers import plain, screen_text, settle
+from tests.tui.helpers import at_home, plain, screen_text, settle
 
 ESCAPES = Path(__file__).resolve().parents[1] / "data" / "escapes"
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -37,7 +36,7 @@ async def test_home_shows_the_deck_description_escaped(
     settings = _settings(tmp_path)
     app = make_app(settings, session=make_session(load_library(settings.root), settings=settings))
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         tree = app.screen.query_one(DeckTree)
         [group] = tree.root.children
         tree.move_cursor(group.children[0])  # the deck itself: its description shows
@@ -53,7 +52,7 @@ async def test_the_quiz_misses_show_escaped(tmp_path: Path, make_session: MakeSe
     session = make_session(load_library(settings.root), settings=settings)
     app = make_app(settings, session=session)
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         card = session.study_card("evil", "basic")
         miss = QuizAnswer(card, False, "Front \x1b]0;F\x07 \x9b2J", "Back \x1b]8;;x\x1b\\", "\x7f")
         app.push_screen(QuizScoreScreen(ReviewScope("All decks"), [miss]))

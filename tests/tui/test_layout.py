@@ -32,7 +32,7 @@ from studykit.tui.widgets.answer_panel import AnswerPanel
 from studykit.tui.widgets.footer import StudyFooter
 from tests.conftest import FakeClock
 
-from .helpers import plain, settle
+from .helpers import at_home, plain, settle
 from .screens_library import COMPUTED, library, with_history
 
 SIZES = [(80, 24), (120, 40)]
@@ -58,7 +58,7 @@ async def test_every_screen_keeps_quit_in_its_footer(
     app = make_app(session.settings, session=session)
     async with app.run_test(size=size) as pilot:
         for key, name in (("", "home"), ("n", "notes"), ("s", "stats"), ("e", "experiments")):
-            await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+            await settle(pilot, lambda: at_home(app))
             if key:
                 await pilot.press(key)
                 await settle(pilot, lambda n=name: app.screen.id == n)  # type: ignore[misc]
@@ -95,7 +95,7 @@ async def test_a_graded_typed_card_fits_with_the_deck_name_s_last_part(
 async def test_the_notes_list_is_a_drawer_when_narrow(session: StudySession) -> None:
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("n")
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         screen = app.screen
@@ -132,7 +132,7 @@ def test_fit_deck_name_drops_parents_first() -> None:
 async def test_the_footer_rebuilds_its_keys_only_when_they_change(session: StudySession) -> None:
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.pause()
         footer = app.screen.query_one(StudyFooter)
         keys = list(footer.query(FooterKey))
@@ -197,7 +197,7 @@ async def test_the_screens_stylesheet_is_read_while_home_is_idle(
     monkeypatch.setattr(Stylesheet, "reparse", counted)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.pause()
         home = app.export_screenshot()
         assert not app.stylesheet.has_source(str(SCREENS_CSS), "")
@@ -230,7 +230,7 @@ async def test_a_screen_has_its_size_classes_before_its_widgets_are_made(
 
     app = make_app(session.settings, session=session)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await app.push_screen(Probe())
         await pilot.pause()
         assert seen == [expected]

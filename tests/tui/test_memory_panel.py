@@ -13,10 +13,9 @@ from studykit.core.errors import StudykitError
 from studykit.memory import panel
 from studykit.study.session import Rating, StudySession
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.stats import MEMORY_LOADING, StatsScreen
 
-from .helpers import plain, settle
+from .helpers import at_home, plain, settle
 
 
 def _answered(make_session: Callable[..., StudySession], library: Library) -> StudySession:
@@ -46,7 +45,7 @@ async def test_stats_screen_has_the_memory_model_panel(
     monkeypatch.setattr(panel, "memory_panel_lines", held)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("s")
         await settle(pilot, lambda: isinstance(app.screen, StatsScreen) and bool(threads))
         memory = app.screen.query_one("#memory", Static)
@@ -75,7 +74,7 @@ async def test_a_failing_memory_panel_says_so_in_place(
     monkeypatch.setattr(panel, "memory_panel_lines", broken)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("s")
         await settle(pilot, lambda: isinstance(app.screen, StatsScreen))
         memory = app.screen.query_one("#memory", Static)

@@ -12,7 +12,6 @@ from rich.segment import Segment
 
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen, SectionView
 from studykit.tui.warmup import prepare_notes
 from studykit.tui.widgets.drawn_markdown import (
@@ -23,7 +22,7 @@ from studykit.tui.widgets.drawn_markdown import (
 )
 from tests.conftest import FakeClock, make_library
 
-from .helpers import settle
+from .helpers import at_home, settle
 from .screens_library import library, with_history
 
 MakeSession = Callable[..., StudySession]
@@ -101,7 +100,7 @@ async def test_notes_after_the_warm_up_parse_no_markdown_and_draw_each_section_o
     monkeypatch.setattr(Markdown, "__rich_console__", counted_draw)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=size) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("n")
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         await pilot.pause()

@@ -14,11 +14,10 @@ from studykit.study.session import StudySession
 from studykit.tui.app import make_app
 from studykit.tui.messages import NotesRequested
 from studykit.tui.screens.experiments import ExperimentsScreen
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.notes import NotesScreen
 from studykit.tui.widgets.experiment_result import ExperimentResultView
 
-from .helpers import plain, screen_text, settle
+from .helpers import at_home, plain, screen_text, settle
 
 SIZE = (120, 40)
 
@@ -41,7 +40,7 @@ async def test_e_in_notes_runs_the_sections_experiment_at_once_with_its_params(
     session = make_session(library)
     app = make_app(tmp_settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested(note.id, "effective-context"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         line = app.screen.query_one("#section-effective-context .section-experiment", Static)
@@ -69,7 +68,7 @@ async def test_e_on_a_section_without_experiment_stays_on_notes(
     session = make_session(library)
     app = make_app(tmp_settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         app.post_message(NotesRequested("rnn-limitations", "overview"))
         await settle(pilot, lambda: isinstance(app.screen, NotesScreen))
         assert "section's experiment" in screen_text(app).splitlines()[-1]

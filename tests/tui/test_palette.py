@@ -9,10 +9,9 @@ from textual.command import CommandList, CommandPalette
 from studykit.content.loading import Library
 from studykit.study.session import StudySession
 from studykit.tui.app import StudykitApp, make_app
-from studykit.tui.screens.home import HomeScreen
 from studykit.tui.screens.stats import StatsScreen
 
-from .helpers import settle
+from .helpers import at_home, settle
 
 SIZE = (120, 40)
 OURS = {
@@ -39,7 +38,7 @@ async def test_the_palette_lists_every_command_in_one_sorted_list_and_runs_one(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await pilot.press("ctrl+p")
         await settle(pilot, lambda: isinstance(app.screen, CommandPalette))
         await settle(pilot, lambda: len(_listed(app)) > len(OURS))

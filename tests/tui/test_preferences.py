@@ -14,9 +14,8 @@ from studykit.core.preferences import (
     write_preferences,
 )
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
 
-from .helpers import settle, write
+from .helpers import at_home, settle, write
 from .test_browser import notes
 
 SIZE = (80, 24)
@@ -33,13 +32,13 @@ async def test_the_theme_picked_is_used_at_the_next_start(tmp_path: Path) -> Non
     path = settings.data_dir / PREFERENCES_FILENAME
     app = make_app(settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         assert app.theme != "nord"
         app.theme = "nord"  # what ctrl+p → theme does
         await settle(pilot, lambda: path.exists() and "nord" in path.read_text())
     again = make_app(settings)
     async with again.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(again.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(again))
         assert again.theme == "nord"
         assert again.has_class("-theme-nord")
 
@@ -51,7 +50,7 @@ async def test_a_broken_ui_file_is_said_and_the_defaults_used(tmp_path: Path) ->
     path.write_text("{not json")
     app = make_app(settings)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         await settle(pilot, lambda: any("was not read" in note for note in notes(app)))
         assert app.theme == "textual-dark"
     path.write_text(json.dumps({"theme": "no-such-theme"}))

@@ -44,7 +44,7 @@ from studykit.tui.widgets.experiment_form import CUDA_CHECKING
 from tests.conftest import FakeClock
 from tests.unit.test_deck_options import deck_root
 
-from .helpers import settle
+from .helpers import at_home, settle
 from .screens_library import library, with_history
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -80,7 +80,7 @@ def review_screen(app: App[None]) -> ReviewScreen:
 
 
 async def home(pilot: Pilot[None]) -> None:
-    await steady(pilot, HomeScreen, lambda: True)
+    await steady(pilot, HomeScreen, lambda: at_home(pilot.app))
 
 
 async def front(pilot: Pilot[None]) -> None:

@@ -14,8 +14,7 @@ from studykit.export.ledger import ExportLedger
 from studykit.export.plan import ExportPlan, PlannedDeck, PlannedNote
 from studykit.study.session import StudySession
 from studykit.tui.app import make_app
-from studykit.tui.screens.home import HomeScreen
-from tests.tui.helpers import settle
+from tests.tui.helpers import at_home, settle
 
 
 async def test_x_exports_the_highlighted_group_and_shows_path_and_counts(
@@ -24,7 +23,7 @@ async def test_x_exports_the_highlighted_group_and_shows_path_and_counts(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         tree: Tree[object] = app.screen.query_one(Tree)
         demo = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
         tree.move_cursor(demo)
@@ -67,7 +66,7 @@ async def test_the_export_message_lists_notes_sent_again_as_removed(
         pass  # as if an earlier export had sent this card
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         tree: Tree[object] = app.screen.query_one(Tree)
         node = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
         tree.move_cursor(node)
@@ -85,7 +84,7 @@ async def test_a_second_export_with_nothing_changed_says_the_package_was_reused(
     session = make_session(small_library)
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         tree: Tree[object] = app.screen.query_one(Tree)
         node = next(n for n in tree.root.children if str(n.label).startswith("Demo"))
         tree.move_cursor(node)

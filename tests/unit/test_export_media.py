@@ -375,15 +375,14 @@ async def test_the_apps_export_packs_plots_and_says_which_runs_are_missing(
     from textual.widgets import Tree
 
     from studykit.tui.app import make_app
-    from studykit.tui.screens.home import HomeScreen
-    from tests.tui.helpers import settle
+    from tests.tui.helpers import at_home, settle
     from tests.unit.test_export_app import _exported
 
     session = make_session(load_library(write_root(tmp_path / "root")))
     session.store_experiment(cached_result(0.9).to_json())  # the section's run; not the card's
     app = make_app(session.settings, session=session)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await settle(pilot, lambda: at_home(app))
         tree: Tree[object] = app.screen.query_one(Tree)
         tree.move_cursor(next(n for n in tree.root.children if "Media" in str(n.label)))
         await pilot.press("x")

@@ -78,9 +78,9 @@ class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
         deck_ids: tuple[str, ...]
         stem: str
 
-    def __init__(self, session: StudySession) -> None:
+    def __init__(self, session: StudySession | None = None) -> None:
         super().__init__(id="home")
-        self.session = session
+        self._session = session
         self._counts: dict[str, DeckCounts] = {}
         self._stale = False  # another screen was on top: reviews there changed the counts
 
@@ -96,6 +96,22 @@ class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
         with Vertical(id="problems-box"), VerticalScroll(id="problems"):
             yield Static("", id="problems-text", markup=False)
         yield StudyFooter()
+
+    @property
+    def session(self) -> StudySession:
+        """The session whose decks home shows; home is up before it has opened (`opened`)."""
+        if self._session is None:
+            raise RuntimeError("home's session has not opened yet")
+        return self._session
+
+    @property
+    def opened(self) -> bool:
+        """Whether the session has opened and home shows its decks."""
+        return self._session is not None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Home's keys wait, dimmed, for the session (the app's own keys answer at once)."""
+        return True if self.opened else None
 
     def on_mount(self) -> None:
         self.refresh_decks()
@@ -123,12 +139,16 @@ class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
         return "Deck".ljust(self.query_one(DeckTree).name_width()) + counts
 
     def set_session(self, session: StudySession) -> None:
-        """Show a new session's decks (after a reload)."""
-        self.session = session
-        self.refresh_decks()
+        """Show the session's decks: once it has opened, and after each reload."""
+        self._session = session
+        if self.is_mounted:  # else on_mount shows them
+            self.refresh_decks()
+            self.refresh_bindings()
 
     def refresh_decks(self) -> None:
         """Re-read counts and problems from the session."""
+        if not self.opened:
+            return
         with shown_on_screen(self, "Could not count your cards"):
             counts = self.session.deck_counts()
             self._counts = {c.deck_id: c for c in counts}
@@ -158,6 +178,8 @@ class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
 
     def update_notice(self) -> None:
         """Say so while another studykit has this data folder open (it may show the same card)."""
+        if not self.opened:
+            return
         others = self.session.other_sessions()
         notice = self.query_one("#home-notice", Static)
         notice.display = bool(others)

@@ -1,4 +1,4 @@
-"""Shown while the study session opens; shows why when it cannot."""
+"""Shown when the study session cannot open: why, and `r` to try again (loading then)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from studykit.tui.widgets.title_bar import TitleBar
 
 
 class LoadingScreen(SizedScreen, GuardedHandlers, Screen[None]):
-    """A loading indicator, replaced by an error message if opening fails."""
+    """Why opening failed; on retry, a loading indicator until it opens or fails again."""
 
     SUB_TITLE = "Loading"
 
