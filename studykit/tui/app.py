@@ -283,12 +283,15 @@ class StudykitApp(GuardedHandlers, Navigation, AnkiExports):
     # -- keys ----------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide keys that would do nothing: letters typed into a box, Experiments on itself."""
+        """Hide keys that would do nothing: letters typed into a box, Experiments on itself;
+        dim Experiments until the session has opened (its results are kept there)."""
         typing = isinstance(self.focused, Input)
         if action in {"quit", "experiments", "help"} and typing:
             return False
         if action == "help_typing":
             return typing
+        if action == "experiments" and self.session is None:
+            return None
         return not (action == "experiments" and self.screen.id == "experiments")
 
     def action_help(self) -> None:

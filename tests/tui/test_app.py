@@ -605,9 +605,11 @@ async def test_home_is_up_at_once_and_its_keys_wait_for_the_session(
         assert {type(s) for s in app.screen_stack} <= {HomeScreen, LoadingScreen}
         assert app.check_action("quit", ()) is not False
         assert home.check_action("stats", ()) is None  # dimmed, not hidden
+        assert app.check_action("experiments", ()) is None
         release.set()
         await settle(pilot, lambda: at_home(app))
         assert home.check_action("stats", ()) is True
+        assert app.check_action("experiments", ()) is True
         assert [type(s) for s in app.screen_stack] == [HomeScreen]
         await pilot.press("q")
     assert app.carried_on == 0
