@@ -384,6 +384,8 @@ async def test_a_slow_open_runs_in_a_worker_while_home_shows_it_loading(
         await settle(pilot, lambda: decks.loading)
         assert opening.is_set() and app.session is None  # the UI runs while it opens
         assert "Deck" in screen_text(app) and "q Quit" in screen_text(app)
+        # Nothing that would say something before there is something to say.
+        assert not any(app.screen.query_one(box).display for box in ("#problems", "#no-decks"))
         release.set()
         await settle(pilot, lambda: at_home(app))
         assert app.session is not None and not decks.loading
@@ -630,6 +632,17 @@ async def test_quitting_before_the_first_screen_is_built_ends_cleanly(
         app.exit()
     assert app.carried_on == 0
     assert not (tmp_settings.data_dir / "errors.log").exists()
+
+
+async def test_a_root_without_decks_says_where_to_add_one(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    (root / "decks").mkdir(parents=True)
+    app = make_app(Settings(root=root, data_dir=tmp_path / "data"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot, lambda: at_home(app))
+        empty = app.screen.query_one("#no-decks", Static)
+        assert empty.display and not app.screen.query_one("#problems").display
+        assert f"No decks found under {root}/decks" in plain(empty)
 
 
 async def test_a_started_app_reads_the_screens_stylesheet_once_home_has_settled(
