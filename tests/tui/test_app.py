@@ -449,6 +449,12 @@ async def test_a_failed_open_is_shown_on_screen(tmp_path: Path, tmp_settings: Se
         message = plain(app.screen.query_one("#loading-error", Static))
         assert "not-a-folder" in message
         assert "Traceback" not in screen_text(app)
+        assert "studykit — Could not open" in screen_text(app)
+        blocked.unlink()  # what the user fixes before pressing r
+        blocked.mkdir()
+        await pilot.press("r")
+        await settle(pilot, lambda: at_home(app))
+        assert tree_rows(app) and "studykit — Decks" in screen_text(app)
     assert app.return_code in (0, None)
 
 

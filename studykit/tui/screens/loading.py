@@ -21,6 +21,7 @@ class LoadingScreen(SizedScreen, GuardedHandlers, Screen[None]):
     """Why opening failed; on retry, a loading indicator until it opens or fails again."""
 
     SUB_TITLE = "Loading"
+    FAILED_SUB_TITLE = "Could not open"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "retry", "Retry"),
@@ -51,6 +52,7 @@ class LoadingScreen(SizedScreen, GuardedHandlers, Screen[None]):
     def show_error(self, message: str) -> None:
         """Replace the indicator with what went wrong."""
         self.failed = True
+        self._retitle(self.FAILED_SUB_TITLE)
         self.query_one("#loading-text", Static).update("Could not open your study data.")
         self.query_one("#loading-indicator").display = False
         error = self.query_one("#loading-error", Static)
@@ -58,9 +60,14 @@ class LoadingScreen(SizedScreen, GuardedHandlers, Screen[None]):
         error.display = True
         self.refresh_bindings()
 
+    def _retitle(self, sub_title: str) -> None:
+        self.sub_title = sub_title
+        self.query_one(TitleBar).show_sub_title()
+
     def show_loading(self) -> None:
         """Back to the indicator (on retry)."""
         self.failed = False
+        self._retitle(self.SUB_TITLE)
         self.query_one("#loading-text", Static).update("Loading your decks…")
         self.query_one("#loading-indicator").display = True
         self.query_one("#loading-error", Static).display = False

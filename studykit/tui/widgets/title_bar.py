@@ -18,5 +18,9 @@ class TitleBar(GuardedHandlers, Static):
         super().__init__("", classes="title-bar", markup=False)
 
     def on_mount(self) -> None:
+        self.show_sub_title()
+
+    def show_sub_title(self) -> None:
+        """The screen's sub-title now (a screen that changes it calls this)."""
         sub_title = self.screen.sub_title
         self.update(f"studykit — {sub_title}" if sub_title else "studykit")
