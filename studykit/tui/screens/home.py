@@ -138,6 +138,11 @@ class HomeScreen(SizedScreen, GuardedHandlers, HomeSync, HomeDeckTools):
         counts = "".join(f"{title:>{COUNT_WIDTH}}" for title in ("New", "Learn", "Due"))
         return "Deck".ljust(self.query_one(DeckTree).name_width()) + counts
 
+    def show_loading(self, loading: bool) -> None:
+        """A loading indicator in place of the deck list (while a session opens), or not."""
+        for tree in self.query(DeckTree):  # none before home has composed
+            tree.loading = loading
+
     def set_session(self, session: StudySession) -> None:
         """Show the session's decks: once it has opened, and after each reload."""
         self._session = session
