@@ -20,6 +20,15 @@ both sides):
   the steps line is the median round's. The CPU figure is this process's only.
 
 The goal: 2× the pylib's time or less.
+
+Two floors follow each figure, for what any sync built the issue's way costs in Anki's
+backend alone (their ratios are to the figure's own baseline):
+
+- First sync: the pylib building the same collection from studykit's package with its
+  history (`export anki`, not timed: import with scheduling), then the same upload.
+- Normal sync: the pylib's own two syncs of a round's changes, a pull and then a push, as
+  studykit's run makes them (opening, both syncs, closing; its 100 answers between the two
+  syncs are not timed). A pull first is what lets both sides' same-day answers count.
 """
 
 from __future__ import annotations
@@ -45,12 +54,14 @@ from generated import settle_files, write_yaml_root
 
 from studykit.content.loading import load_library
 from studykit.core.config import Settings
+from studykit.export import export_anki
 from studykit.srs.records import CardState
 from studykit.srs.scheduler import Rating, Scheduler, card_key
 from studykit.srs.store import Store
 from studykit.srs.transitions import answered, to_fsrs
 from studykit.study.session import StudySession
 from studykit.sync.account import SyncPaths, write_key
+from studykit.sync.content import VARIANTS
 from studykit.sync.mirror import login
 from studykit.sync.run import SyncOptions, run_sync
 
@@ -59,7 +70,7 @@ REVIEWS_PER_CARD = 10
 NEW_ANSWERS = 100
 ROUNDS = 7
 PASSWORD = "bench"
-USERS = ("studykit", "pylib", "pylib-first")
+USERS = ("studykit", "pylib", "pylib-first", "pylib-import")
 
 
 def _free_port() -> int:
@@ -168,7 +179,9 @@ def main() -> None:
         write_key(paths, login(paths, USERS[0], PASSWORD, url))
         session = StudySession(load_library(root), Store.open(settings.database_path), settings)
         try:
-            _bench(session, paths, url, tmp, Collection)
+            package = tmp / "history.apkg"
+            export_anki(session.library, package, session=session, variants=VARIANTS)
+            _bench(session, paths, url, tmp, Collection, package)
         finally:
             session.close()
     finally:
@@ -193,7 +206,41 @@ class _Steps:
         return "    steps: " + ", ".join(parts)
 
 
-def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collection: Any) -> None:
+def _imported_and_uploaded(collection: Any, package: Path, folder: Path, url: str) -> float:
+    """Seconds for the pylib to import `package` with its history into a new collection and
+    upload it to an empty account."""
+    from anki.collection import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+    folder.mkdir()
+    options = ImportAnkiPackageOptions(
+        merge_notetypes=True, with_scheduling=True, with_deck_configs=True
+    )
+    start = time.perf_counter()
+    col = collection(str(folder / "collection.anki2"))
+    col.import_anki_package(ImportAnkiPackageRequest(package_path=str(package), options=options))
+    auth = _pylib_login(col, USERS[3], url)
+    col.sync_collection(auth, False)
+    _full(col, auth, upload=True)
+    col.close()
+    return time.perf_counter() - start
+
+
+def _two_syncs(collection: Any, path: Path, auth: Any, rng: random.Random) -> float:
+    """Seconds for the pylib to pull, then push NEW_ANSWERS answers of its own (not timed)."""
+    start = time.perf_counter()
+    col = collection(str(path))
+    col.sync_collection(auth, False)
+    answering = time.perf_counter()
+    _answer_some(col, rng)
+    answered = time.perf_counter()
+    col.sync_collection(auth, False)
+    col.close()
+    return time.perf_counter() - start - (answered - answering)
+
+
+def _bench(
+    session: StudySession, paths: SyncPaths, url: str, tmp: Path, collection: Any, package: Path
+) -> None:
     rng = random.Random(1)
     steps = _Steps()
     start = time.perf_counter()
@@ -218,6 +265,8 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         goal="≤ 2×",
     )
     print(steps.line(first_end), flush=True)
+    built = _imported_and_uploaded(collection, package, tmp / "imported", url)
+    report("  floor: the pylib imports the package, uploads", built, baseline=first_base)
     # Phones: one per account, each a full download of its account's collection.
     (tmp / "phone").mkdir()
     phone = collection(str(tmp / "phone" / "phone.anki2"))
@@ -236,7 +285,7 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
     phone2_auth = _pylib_login(phone2, USERS[1], url)
     phone2.sync_collection(phone2_auth, False)
     _full(phone2, phone2_auth, upload=False)
-    ours, theirs, ours_cpu, theirs_cpu = [], [], [], []
+    ours, theirs, ours_cpu, theirs_cpu, floor = [], [], [], [], []
     lines: list[str] = []
     deck_cards = [
         (deck.id, card.id) for deck in session.library.decks.values() for card in deck.cards
@@ -265,6 +314,9 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         base.close()
         theirs.append(time.perf_counter() - start)
         theirs_cpu.append(time.process_time() - cpu)
+        _answer_some(phone2, rng)
+        phone2.sync_collection(phone2_auth, False)
+        floor.append(_two_syncs(collection, base_dir / "collection.anki2", base_auth, rng))
     phone.close()
     phone2.close()
     report(
@@ -272,6 +324,11 @@ def _bench(session: StudySession, paths: SyncPaths, url: str, tmp: Path, collect
         statistics.median(ours),
         baseline=statistics.median(theirs),
         goal="≤ 2×",
+    )
+    report(
+        "  floor: the pylib's pull, then push",
+        statistics.median(floor),
+        baseline=statistics.median(theirs),
     )
     report(
         "sync: normal sync, CPU of this process",
