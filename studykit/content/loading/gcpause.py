@@ -1,4 +1,4 @@
-"""Pausing the cyclic garbage collector while a library loads."""
+"""Pausing the cyclic garbage collector while a library loads, or a sync runs."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def gc_paused() -> Iterator[None]:
     A load builds hundreds of thousands of objects that all stay alive, and each automatic
     collection walks them again: on 100k cards that was half the load time. What a load
     throws away is freed by reference counting; the rare cycle (a recursive YAML alias)
-    waits for the next collection. Nested and concurrent loads share one pause.
+    waits for the next collection. Nested and concurrent loads share one pause, and a sync
+    (which builds its rows beside a loaded library) takes one too.
     """
     global _holders, _was_enabled
     with _lock:
