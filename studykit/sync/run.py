@@ -81,9 +81,7 @@ def run_sync(session: StudySession, paths: SyncPaths, options: SyncOptions) -> S
             state.set(account=key.account)
         report = SyncReport(server=key.server)
         _say(options, "Opening the mirror collection…")
-        # A first sync builds 100,000 revlog rows while the session's library stays alive:
-        # the collector's walks of it were ~5 % of that sync.
-        with Mirror.open(paths) as mirror, gc_paused():
+        with Mirror.open(paths) as mirror:
             from anki.errors import BackendError
 
             try:
@@ -164,7 +162,11 @@ class _Run:
         since = None if full or state.get("usn") is None else int(state.get("usn"))
         models = model_ids(mirror.db)
         _say(self.options, "Taking in what changed in Anki…")
-        self._take_in(models, since)
+        # The steps that build many rows pause the collector (not the whole run, which may
+        # wait on the user's answer): on a first sync its walks of the session's library were
+        # ~5 % of the time.
+        with gc_paused():
+            self._take_in(models, since)
         news = detect_conflicts(session, mirror, state, self.paths, models, since)
         self._check_fsrs()
         if session.library.problems:
@@ -173,7 +175,8 @@ class _Run:
             self.report.content_held = len(session.library.bad_files)
         else:
             _say(self.options, "Bringing content changes into the mirror…")
-            content = bring_content(session, mirror, state, self.paths, force=since is None)
+            with gc_paused():
+                content = bring_content(session, mirror, state, self.paths, force=since is None)
         models = model_ids(mirror.db)  # a first import brings studykit's notetypes
         report = self.report
         report.notes_added += content.added
@@ -198,7 +201,8 @@ class _Run:
         going = store.unsent_keys()
         # Kept until the final sync: a sync killed after the ids were kept checks these again.
         state.set(pushing=sorted(going | set(state.get("pushing") or [])))
-        pushed = push(session, mirror, state, models, full=full_keys, say=self.options.progress)
+        with gc_paused():
+            pushed = push(session, mirror, state, models, full=full_keys, say=self.options.progress)
         report.answers_out += pushed.answers
         report.forgets_out += pushed.forgets
         report.states_out += pushed.states

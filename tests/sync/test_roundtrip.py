@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 from tests.sync.helpers import Phone, Student
@@ -70,13 +71,18 @@ def test_an_empty_server_is_not_uploaded_to_without_asking(student: Student) -> 
     else:
         raise AssertionError("uploaded without asking")
     asked: list[str] = []
+    collecting: list[bool] = []
 
     def confirm(question: str) -> bool:
         asked.append(question)
+        collecting.append(gc.isenabled())
         return True
 
     report = student.sync(yes=False, confirm_upload=confirm)
     assert asked and "holds no collection" in asked[0]
+    # The app's garbage collector runs while the question waits on the user (a sync pauses
+    # it only in the steps that build many rows).
+    assert collecting == [True]
     assert report.full == "upload" and report.answers_out == 1
 
 
